@@ -1,0 +1,44 @@
+# Two commands do all set-up on a fresh machine:
+#   make site   build the whole site into site/ (executes only stale snippets, on CUDA if present)
+#   make test   run the full test suite (browser tests included)
+# Override the interpreter or the torch build:  make site PYTHON=python3.12 TORCH_SPEC='torch==2.11.0'
+
+PYTHON ?= python3
+VENV ?= .venv
+TORCH_SPEC ?= torch==2.13.0
+BIN := $(VENV)/bin
+
+.PHONY: site test capture serve status clean
+
+site: $(VENV)/.installed
+	$(BIN)/kernelbook build
+
+test: $(VENV)/.installed .ci/.chromium
+	$(BIN)/python -m pytest
+
+capture: $(VENV)/.installed
+	$(BIN)/kernelbook capture
+
+status: $(VENV)/.installed
+	$(BIN)/kernelbook status
+
+serve: $(VENV)/.installed
+	$(BIN)/kernelbook serve
+
+# The environment is rebuilt when pyproject.toml changes. torch is installed first,
+# pinned, so that the project's torch>=2.5 is already satisfied and pip never pulls
+# a multi-GB build by accident; a torch already present in the venv is kept.
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+# Browser tests drive Debian's chromium (never `playwright install`).
+.ci/.chromium:
+	command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
+	touch $@
+
+clean:
+	rm -rf site .kernelbook build test-output

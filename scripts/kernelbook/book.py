@@ -1,0 +1,67 @@
+"""Which capture each page shows, and what is wrong with the captures. Reads files; no torch.
+
+A page shows the CUDA capture of a snippet when it is fresh, else the CPU capture under
+a notice. A capture stale against its snippet's source is never shown: a stale CPU
+capture is a build error (any machine can re-run it); a stale CUDA capture is left out
+and reported, since only a GPU runner can refresh it (``status --strict`` guards that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .freshness import State, assess, installed_torch, runnable_devices
+from .records import Capture
+from .snippets import Snippet, discover
+
+
+@dataclass(frozen=True)
+class Entry:
+    snippet: Snippet
+    cuda: Capture | None  # fresh CUDA capture, if any
+    cpu: Capture | None  # fresh CPU capture, if any
+    problems: tuple[str, ...]  # build errors: nothing fit to show
+    notes: tuple[str, ...]  # not errors: e.g. a CUDA capture left out as stale
+
+    @property
+    def shown(self) -> Capture | None:
+        return self.cuda or self.cpu
+
+    @property
+    def fresh(self) -> tuple[Capture, ...]:
+        return tuple(c for c in (self.cuda, self.cpu) if c is not None)
+
+
+def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: str | None) -> Entry:
+    states = {d: assess(root, snippet, d, runnable, torch_now) for d in ("cuda", "cpu")}
+    usable = {d: _usable(st) for d, st in states.items()}
+    problems, notes = [], []
+    cpu = states["cpu"]
+    if usable["cpu"] is None and usable["cuda"] is None:
+        problems.append(_why(cpu) + "; run `kernelbook capture " + snippet.id + "`")
+    elif usable["cpu"] is None and cpu.state not in ("missing",):
+        problems.append(_why(cpu) + "; run `kernelbook capture --device cpu " + snippet.id + "`")
+    cuda = states["cuda"]
+    if cuda.state not in ("missing",) and usable["cuda"] is None:
+        notes.append(_why(cuda) + "; not shown (refresh it on a GPU runner)")
+    return Entry(snippet, usable["cuda"], usable["cpu"], tuple(problems), tuple(notes))
+
+
+def _usable(state: State) -> Capture | None:
+    """Fresh, or stale only because this machine's torch differs (still true of its source)."""
+    if state.state == "fresh":
+        return state.capture
+    if state.state == "stale" and state.reason.startswith("torch changed"):
+        return state.capture
+    return None
+
+
+def _why(state: State) -> str:
+    path = state.snippet.capture_path(state.device)
+    return f"{state.device} capture {path.name} is {state.state}" + (f" ({state.reason})" if state.reason else "")
+
+
+def load_book(root: Path) -> dict[str, Entry]:
+    runnable, torch_now = runnable_devices(), installed_torch()
+    return {s.id: entry(root, s, runnable, torch_now) for s in discover(root)}

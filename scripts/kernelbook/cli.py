@@ -1,0 +1,196 @@
+"""The ``kernelbook`` command: parse arguments, call one function, print, exit.
+
+Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error.
+The capture side (``capture``, ``status``, ``kernels``) needs only the standard
+library and torch; ``build`` and ``serve`` also need mkdocs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .errors import KernelbookError
+
+
+def project_root() -> Path:
+    """The checkout: ``$KERNELBOOK_ROOT``, else the nearest folder above cwd with ``snippets/``."""
+    if os.environ.get("KERNELBOOK_ROOT"):
+        return Path(os.environ["KERNELBOOK_ROOT"]).resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "snippets").is_dir() and (folder / "pyproject.toml").exists():
+            return folder
+    return here
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    from .capture import capture, summary
+    from .snippets import discover, select, shard
+
+    root = project_root()
+    chosen = select(discover(root), args.patterns)
+    if args.patterns and not chosen:
+        raise KernelbookError(f"no snippet matches {' '.join(args.patterns)!s} under {root / 'snippets'}")
+    if args.shard:
+        k, n = _parse_shard(args.shard)
+        chosen = shard(chosen, k, n)
+    outcomes = capture(root, chosen, args.device, force=args.force, jobs=args.jobs, timeout=args.timeout)
+    if outcomes:
+        print(summary(outcomes, root), file=sys.stderr)
+    return 1 if any(not o.ok for o in outcomes) else 0
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+        if n < 1 or not 1 <= k <= n:
+            raise ValueError
+    except ValueError:
+        raise KernelbookError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 2/4") from None
+    return k, n
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from .freshness import assess, installed_torch, runnable_devices
+    from .snippets import DEVICES, discover
+
+    root = project_root()
+    runnable, torch_now = runnable_devices(), installed_torch()
+    states = [assess(root, s, d, runnable, torch_now) for s in discover(root) for d in DEVICES]
+    if args.json:
+        print(json.dumps([_state_record(st) for st in states], ensure_ascii=False, indent=1))
+    else:
+        for st in states:
+            env = st.capture.environment if st.capture else None
+            detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
+            reason = f" ({st.reason})" if st.reason else ""
+            print(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}")
+    bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
+    if args.strict and bad_cuda:
+        print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _state_record(st) -> dict:
+    env = st.capture.environment if st.capture else None
+    return {
+        "snippet": st.snippet.id,
+        "device": st.device,
+        "state": st.state,
+        "reason": st.reason,
+        "device_name": env.device_name if env else None,
+        "torch": env.torch if env else None,
+        "captured_at": env.captured_at if env else None,
+        "capture": str(st.snippet.capture_path(st.device).relative_to(project_root())) if st.state != "missing" else None,
+    }
+
+
+def cmd_kernels(args: argparse.Namespace) -> int:
+    from .kernels import TraceError, extract, load_trace, short_name
+    from .records import CaptureError, load
+
+    path = Path(args.file)
+    if not path.exists():
+        raise KernelbookError(f"{path}: no such file")
+    if path.name.endswith(".json") and _looks_like_capture(path):
+        try:
+            cap = load(path)
+        except CaptureError as exc:
+            raise KernelbookError(str(exc)) from None
+        session = cap.last_session
+        kernels, launches, kind = (session.kernels, session.launches, session.device_kind) if session else ((), 0, cap.device)
+    else:
+        try:
+            found = extract(load_trace(path))
+        except TraceError as exc:
+            raise KernelbookError(str(exc)) from None
+        kernels, launches, kind = found.kernels, found.launches, found.device_kind
+    if args.json:
+        print(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
+                          "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
+                         ensure_ascii=False, indent=1))
+        return 0
+    print(f"{'launches':>8} {'time (us)':>11}  kernel ({kind})")
+    for k in kernels:
+        print(f"{k.count:>8} {k.time_us:>11.1f}  {k.name if args.full else short_name(k.name, 100)}")
+    print(f"{launches:>8} {sum(k.time_us for k in kernels):>11.1f}  total launches")
+    return 0
+
+
+def _looks_like_capture(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return b'"schema": "kernelbook.capture/' in handle.read(200)
+    except OSError:  # a folder or an unreadable file: load_trace names the problem
+        return False
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    root = project_root()
+    if not args.no_capture:
+        code = cmd_capture(argparse.Namespace(patterns=[], device="auto", force=False, jobs=args.jobs, timeout=args.timeout, shard=None))
+        if code:
+            print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
+            return code
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(root / "site")]
+    print("$ " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
+    return subprocess.call(cmd, cwd=root)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    root = project_root()
+    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kernelbook", description="Executed PyTorch snippets, captured kernels, bilingual pages.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("capture", help="run stale snippets and record what they launched")
+    c.add_argument("patterns", nargs="*", metavar="PATTERN", help="only snippets whose id or path contains this")
+    c.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto", help="auto: CUDA if present, else CPU")
+    c.add_argument("--force", action="store_true", help="re-run even fresh captures")
+    c.add_argument("--jobs", type=int, default=None, help="snippets at a time (default: 1 on CUDA, cores on CPU)")
+    c.add_argument("--timeout", type=float, default=900.0, help="seconds per snippet (default 900)")
+    c.add_argument("--shard", metavar="K/N", help="only shard K of N (stable split by snippet id)")
+    c.set_defaults(func=cmd_capture)
+
+    s = sub.add_parser("status", help="every snippet × device: fresh, stale, missing, error, unreadable")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--strict", action="store_true", help="exit 1 when a CUDA capture is missing or stale")
+    s.set_defaults(func=cmd_status)
+
+    k = sub.add_parser("kernels", help="kernels launched, from a Chrome trace (.json/.json.gz) or a capture")
+    k.add_argument("file")
+    k.add_argument("--json", action="store_true")
+    k.add_argument("--full", action="store_true", help="full demangled names")
+    k.set_defaults(func=cmd_kernels)
+
+    b = sub.add_parser("build", help="capture what is stale on the best device, then mkdocs build --strict")
+    b.add_argument("--no-capture", action="store_true", help="render from committed captures only")
+    b.add_argument("--jobs", type=int, default=None)
+    b.add_argument("--timeout", type=float, default=900.0)
+    b.set_defaults(func=cmd_build)
+
+    v = sub.add_parser("serve", help="mkdocs serve: reloads on page, snippet or capture changes; never executes")
+    v.add_argument("--dev-addr", default="127.0.0.1:8000")
+    v.set_defaults(func=cmd_serve)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KernelbookError as exc:
+        print(f"kernelbook: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("kernelbook: interrupted; captures already written are kept, nothing half-written", file=sys.stderr)
+        return 130

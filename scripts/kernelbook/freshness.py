@@ -1,0 +1,77 @@
+"""Is a capture still true of its snippet? Decided without importing torch."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import CAPTURE_FORMAT
+from .records import Capture, CaptureError, load
+from .snippets import Snippet, source_hash
+
+
+@dataclass(frozen=True)
+class State:
+    """One snippet × device: fresh, stale (with why), missing, error or unreadable."""
+
+    snippet: Snippet
+    device: str
+    state: str  # "fresh" | "stale" | "missing" | "error" | "unreadable"
+    reason: str = ""
+    capture: Capture | None = None
+
+
+def installed_torch() -> str | None:
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def cuda_present() -> bool:
+    """An NVIDIA driver is visible to this process (cheap: no torch import)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return False
+    return Path("/proc/driver/nvidia/version").exists() or shutil.which("nvidia-smi") is not None
+
+
+def runnable_devices() -> tuple[str, ...]:
+    return ("cuda", "cpu") if cuda_present() else ("cpu",)
+
+
+def failure_path(root: Path, snippet: Snippet, device: str) -> Path:
+    return root / ".kernelbook" / "failures" / f"{snippet.id.replace('/', '__')}.{device}.txt"
+
+
+def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...], torch_now: str | None) -> State:
+    """Compare the capture on disk with what would be captured now."""
+    path = snippet.capture_path(device)
+    current = source_hash(snippet.path)
+    failed = failure_path(root, snippet, device)
+    if failed.exists() and failed.read_text(encoding="utf-8").startswith(current):
+        if not path.exists() or failed.stat().st_mtime >= path.stat().st_mtime:
+            return State(snippet, device, "error", failed.read_text(encoding="utf-8").split("\n", 2)[1])
+    if not path.exists():
+        return State(snippet, device, "missing", "no capture yet")
+    try:
+        capture = load(path)
+    except CaptureError as exc:
+        return State(snippet, device, "unreadable", str(exc))
+    if capture.snippet != snippet.id or capture.device != device:
+        return State(snippet, device, "unreadable", f"{path}: records {capture.snippet}/{capture.device}, expected {snippet.id}/{device}")
+    why = []
+    if capture.freshness.source_hash != current:
+        why.append("source changed")
+    if capture.freshness.format != CAPTURE_FORMAT:
+        why.append(f"capture format {capture.freshness.format} -> {CAPTURE_FORMAT}")
+    # The torch version counts only where this device kind can run now: a CPU-only
+    # machine never calls a GPU runner's capture stale because its own torch differs.
+    if device in runnable and torch_now and capture.freshness.torch != torch_now:
+        why.append(f"torch changed ({capture.freshness.torch} -> {torch_now})")
+    if why:
+        return State(snippet, device, "stale", ", ".join(why), capture)
+    return State(snippet, device, "fresh", "", capture)

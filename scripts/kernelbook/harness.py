@@ -1,0 +1,203 @@
+"""Runs inside the child process: one snippet, instrumented, nothing rewritten.
+
+``python -m kernelbook.harness SNIPPET REPORT --device cpu|cuda --traces PREFIX``
+
+The snippet runs unchanged under its own file name (tracebacks point at it). The
+harness only wraps ``torch.profiler.profile.stop`` so that every profiling session
+the snippet opens is exported as a Chrome trace and reduced to its kernels. It
+prints nothing: the child's stdout and stderr belong to the snippet, and the
+parent collects them. Imports only the standard library and torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib.metadata
+import json
+import os
+import platform
+import runpy
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import kernels
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kernelbook.harness")
+    parser.add_argument("snippet", type=Path)
+    parser.add_argument("report", type=Path)
+    parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
+    parser.add_argument("--traces", type=Path, required=True, help="prefix of the gzipped Chrome traces")
+    args = parser.parse_args(argv)
+    report = run(args.snippet.resolve(), args.device, args.traces)
+    args.report.write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
+    return 0 if report["ok"] else 1
+
+
+def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
+    import torch  # after argument parsing, so a usage error stays cheap
+
+    settings: dict[str, Any] = {}
+    if device == "cuda" and not torch.cuda.is_available():
+        return _failure(snippet, "RuntimeError: CUDA was asked for, but torch.cuda.is_available() is False here", "")
+    if device == "cpu":
+        settings["CUDA_VISIBLE_DEVICES"] = os.environ.get("CUDA_VISIBLE_DEVICES")
+        try:  # makes inductor's cpp_fused_* kernels visible to the profiler on the CPU
+            import torch._inductor.config as inductor_config
+
+            inductor_config.cpp.enable_kernel_profile = True
+            settings["inductor.cpp.enable_kernel_profile"] = True
+        except Exception:  # noqa: BLE001 - older torch without inductor: kernels stay eager ops
+            pass
+    settings["torch_threads"] = torch.get_num_threads()
+
+    sessions: list[dict[str, Any]] = []
+    trace_files: list[str] = []
+    _instrument_profiler(torch, device, trace_prefix, sessions, trace_files)
+
+    sys.argv = [str(snippet)]
+    sys.path.insert(0, str(snippet.parent))
+    start = time.perf_counter()
+    try:
+        namespace = runpy.run_path(str(snippet), run_name="__main__")
+    except BaseException as exc:  # noqa: BLE001 - a snippet failure is data for the parent
+        if isinstance(exc, SystemExit) and exc.code in (0, None):
+            namespace = {}
+        else:
+            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            return _failure(snippet, f"{type(exc).__name__}: {exc}", tb)
+    wall = time.perf_counter() - start
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return {
+        "ok": True,
+        "wall_time_s": round(wall, 6),
+        "environment": environment(torch, device, settings),
+        "torch": _version("torch"),
+        "sessions": sessions,
+        "trace_files": trace_files,
+        "data": _json_or_none(namespace.get("results")),
+    }
+
+
+def _instrument_profiler(torch: Any, device: str, prefix: Path, sessions: list, trace_files: list) -> None:
+    """After each profiling session stops, keep its Chrome trace and its kernels."""
+    profile_cls = torch.profiler.profile
+    original_stop = profile_cls.stop
+
+    def stop(self: Any) -> Any:
+        result = original_stop(self)
+        try:
+            index = len(sessions)
+            with tempfile.TemporaryDirectory() as tmp:
+                raw_path = Path(tmp) / "trace.json"
+                self.export_chrome_trace(str(raw_path))
+                raw = raw_path.read_bytes()
+            trace = json.loads(raw)
+            found = kernels.extract(trace, device_kind=device)
+            path = prefix.with_name(f"{prefix.name}{index}.json.gz")
+            path.write_bytes(gzip.compress(raw, mtime=0))
+            trace_files.append(path.name)
+            sessions.append(
+                {
+                    "index": index,
+                    "device_kind": found.device_kind,
+                    "kernels": [asdict(k) for k in found.kernels],
+                    "launches": found.launches,
+                    "events": [asdict(e) for e in found.events],
+                }
+            )
+        except Exception as exc:  # noqa: BLE001 - never break the snippet because of us
+            print(f"kernelbook harness: could not record profiling session: {exc}", file=sys.stderr)
+        return result
+
+    profile_cls.stop = stop
+
+
+def environment(torch: Any, device: str, settings: dict[str, Any]) -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "device_kind": device,
+        "torch": _version("torch"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "captured_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "triton": _version("triton") or _version("pytorch-triton"),
+        "git_commit": os.environ.get("KERNELBOOK_GIT_COMMIT") or None,
+        "settings": settings,
+    }
+    if device == "cuda":
+        major, minor = torch.cuda.get_device_capability(0)
+        env.update(
+            device_name=torch.cuda.get_device_name(0),
+            compute_capability=f"{major}.{minor}",
+            cuda=torch.version.cuda,
+            driver=_nvidia_driver(),
+        )
+    else:
+        env["device_name"] = _cpu_name()
+    return env
+
+
+def _failure(snippet: Path, error: str, tb: str) -> dict[str, Any]:
+    return {"ok": False, "error": error, "traceback": tb, "where": snippet_frame(tb, snippet)}
+
+
+def snippet_frame(tb: str, snippet: Path) -> str | None:
+    """``file:line`` of the deepest traceback frame inside the snippet itself."""
+    where = None
+    for line in tb.splitlines():
+        line = line.strip()
+        if line.startswith(f'File "{snippet}"'):
+            lineno = line.split(", line ", 1)[1].split(",", 1)[0]
+            where = f"{snippet}:{lineno}"
+    return where
+
+
+def _json_or_none(value: Any) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError):
+        return None
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return f"CPU ({line.split(':', 1)[1].strip()})"
+    except OSError:
+        pass
+    return f"CPU ({platform.processor() or platform.machine()})"
+
+
+def _nvidia_driver() -> str | None:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20, check=True,
+        )
+        return out.stdout.strip().splitlines()[0] or None
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

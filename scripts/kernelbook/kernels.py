@@ -1,0 +1,192 @@
+"""Which kernels a profiled run launched, from Chrome/Kineto trace events. Pure.
+
+CUDA rule: a kernel is an event with ``cat == "kernel"``. Memcpy, memset, syncs and
+``gpu_user_annotation`` ranges also run on the GPU but are not kernels; the
+``## Call CompiledFxGraph … ##`` annotation spans compiled kernels, so counting it
+would count them twice.
+
+CPU rule: the leaf ``aten::`` ops that do work (not allocations or views), plus
+inductor's ``cpp_fused_*`` kernels (visible with ``cpp.enable_kernel_profile``).
+Eager ``(a + b).relu()`` is then 2 kernels (add, clamp_min) and compiled is 1.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .records import Event, Kernel
+
+GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "gpu_user_annotation"}
+LAUNCH_CATEGORIES = {"cuda_runtime", "cuda_driver"}
+
+# Leaf CPU ops that allocate, reshape or look at metadata: no pass over the data.
+NO_WORK_OPS = frozenset(
+    "aten::" + name
+    for name in (
+        "empty empty_strided empty_like new_empty new_empty_strided view as_strided reshape "
+        "_reshape_alias _unsafe_view resize_ detach detach_ alias t transpose permute expand "
+        "unsqueeze squeeze select slice lift_fresh set_ result_type size stride is_nonzero "
+        "_local_scalar_dense item contiguous to _to_copy_meta numpy_T"
+    ).split()
+)
+
+
+class TraceError(ValueError):
+    """A trace file that cannot be read; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The kernels one profiling session launched, and its timed events for pictures."""
+
+    device_kind: str  # "cuda" | "cpu"
+    kernels: tuple[Kernel, ...]
+    launches: int
+    events: tuple[Event, ...]
+
+
+def is_cuda_trace(trace: Mapping[str, Any]) -> bool:
+    if trace.get("deviceProperties"):
+        return True
+    return any(e.get("cat") in GPU_CATEGORIES for e in _complete(trace["traceEvents"]))
+
+
+def extract(trace: Mapping[str, Any], device_kind: str | None = None) -> Extraction:
+    """Kernels and timed events of one Chrome trace (``{"traceEvents": [...]}``)."""
+    events = list(_complete(trace["traceEvents"]))
+    kind = device_kind or ("cuda" if is_cuda_trace(trace) else "cpu")
+    cpu_ops = [e for e in events if e.get("cat") == "cpu_op"]
+    if kind == "cuda":
+        kernel_events = [e for e in events if e.get("cat") == "kernel"]
+        launch_events = [e for e in events if e.get("cat") in LAUNCH_CATEGORIES and "Launch" in e["name"]]
+    else:
+        kernel_events = [e for e in _leaves(cpu_ops) if is_cpu_kernel(e["name"])]
+        launch_events = []
+    timed = (
+        [("kernel", e) for e in kernel_events]
+        + [("launch", e) for e in launch_events]
+        + [("op", e) for e in _roots(cpu_ops)]
+    )
+    origin = min((float(e["ts"]) for _, e in timed), default=0.0)
+    kept = tuple(
+        sorted(
+            (Event(kind_, e["name"], round(float(e["ts"]) - origin, 3), round(float(e.get("dur", 0)), 3)) for kind_, e in timed),
+            key=lambda ev: (ev.ts_us, ev.kind),
+        )
+    )
+    return Extraction(kind, summarise(kernel_events), len(kernel_events), kept)
+
+
+def is_cpu_kernel(name: str) -> bool:
+    return "cpp_fused_" in name or (name.startswith("aten::") and name not in NO_WORK_OPS)
+
+
+def summarise(kernel_events: Iterable[Mapping[str, Any]]) -> tuple[Kernel, ...]:
+    """Group by name, in order of first launch: name, launches, total time (µs)."""
+    counts: dict[str, list[float]] = {}
+    for e in sorted(kernel_events, key=lambda e: float(e["ts"])):
+        entry = counts.setdefault(e["name"], [0, 0.0])
+        entry[0] += 1
+        entry[1] += float(e.get("dur", 0))
+    return tuple(Kernel(name, int(n), round(t, 3)) for name, (n, t) in counts.items())
+
+
+def _complete(raw: Any) -> Iterable[dict]:
+    """Complete ('X') events with a name and a start time."""
+    return (e for e in raw if isinstance(e, dict) and e.get("ph") == "X" and "name" in e and "ts" in e)
+
+
+def _by_thread(ops: list[dict]) -> dict[Any, list[dict]]:
+    threads: dict[Any, list[dict]] = {}
+    for e in ops:
+        threads.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    for evs in threads.values():
+        evs.sort(key=lambda e: (float(e["ts"]), -float(e.get("dur", 0))))
+    return threads
+
+
+def _leaves(ops: list[dict]) -> list[dict]:
+    """Ops with no other op starting inside them on the same thread."""
+    leaves = []
+    for evs in _by_thread(ops).values():
+        for i, e in enumerate(evs):
+            end = float(e["ts"]) + float(e.get("dur", 0))
+            if i + 1 == len(evs) or float(evs[i + 1]["ts"]) >= end:
+                leaves.append(e)
+    return leaves
+
+
+def _roots(ops: list[dict]) -> list[dict]:
+    """Ops not nested inside another op on the same thread."""
+    roots = []
+    for evs in _by_thread(ops).values():
+        end = float("-inf")
+        for e in evs:
+            if float(e["ts"]) >= end:
+                roots.append(e)
+                end = float(e["ts"]) + float(e.get("dur", 0))
+    return roots
+
+
+# ---------------------------------------------------------------- reading trace files
+
+
+def load_trace(path: Path) -> dict[str, Any]:
+    """A Chrome trace from ``.json`` or ``.json.gz``; TraceError names file and problem."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror})") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise TraceError(f"{path}: damaged gzip ({exc or 'truncated'})") from None
+    try:
+        trace = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise TraceError(f"{path}: not JSON ({exc})") from None
+    return validate_trace(trace, str(path))
+
+
+def validate_trace(trace: Any, where: str) -> dict[str, Any]:
+    if not isinstance(trace, dict) or "traceEvents" not in trace:
+        raise TraceError(f"{where}: not a Chrome trace (no 'traceEvents' key)")
+    if not isinstance(trace["traceEvents"], list):
+        raise TraceError(f"{where}: 'traceEvents' is not a list")
+    if not any(True for _ in _complete(trace["traceEvents"])):
+        raise TraceError(f"{where}: the trace is empty (no complete events); was anything run under the profiler?")
+    return trace
+
+
+# ---------------------------------------------------------------- names for people
+
+# What a generic kernel computes, most telling first: a functor, a launch_* lambda, an inner kernel.
+_TAGS = (re.compile(r"\w*Functor\w*"), re.compile(r"launch_\w+"), re.compile(r"\w+_kernel\w*"))
+
+
+def short_name(name: str, limit: int = 60) -> str:
+    """A readable name: the function's own name plus the functor that says what it computes.
+
+    ``void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, …>(…)``
+    becomes ``vectorized_elementwise_kernel<CUDAFunctor_add>``.
+    """
+    text = name.removeprefix("void ").replace("(anonymous namespace)::", "")
+    cut = min((i for i in (text.find("<"), text.find("(")) if i >= 0), default=len(text))
+    base = text[:cut].rsplit("::", 1)[-1].strip() or text[:cut].strip()
+    if "cpp_fused_" in base:  # graph_0_cpp_fused_add_relu_0 -> cpp_fused_add_relu_0
+        base = base[base.index("cpp_fused_"):]
+    tag = ""
+    if cut < len(text) and text[cut] == "<":
+        args = text[cut:]
+        match = next((m for m in (t.search(args) for t in _TAGS) if m), None)
+        tag = f"<{match.group(0)}>" if match and match.group(0) != base else ""
+    short = (base + tag) or name
+    return short if len(short) <= limit else short[: limit - 1] + "…"

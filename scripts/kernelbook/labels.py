@@ -1,0 +1,49 @@
+"""Every string the renderer puts on a page, in both languages."""
+
+from __future__ import annotations
+
+LABELS: dict[str, dict[str, str]] = {
+    "output": {"ja": "出力", "en": "Output"},
+    "no_output": {"ja": "(出力なし)", "en": "(no output)"},
+    "kernels": {"ja": "起動されたカーネル", "en": "Kernels launched"},
+    "kernel": {"ja": "カーネル", "en": "Kernel"},
+    "launches": {"ja": "起動回数", "en": "Launches"},
+    "time": {"ja": "時間", "en": "Time"},
+    "total": {"ja": "合計", "en": "Total"},
+    "full_name": {"ja": "完全な名前を表示", "en": "show the full name"},
+    "session": {"ja": "profiler セッション {i} / {n}", "en": "profiler session {i} of {n}"},
+    "ran_on": {"ja": "実行環境", "en": "Ran on"},
+    "wall": {"ja": "実行時間", "en": "wall time"},
+    "commit": {"ja": "コミット", "en": "commit"},
+    "cpu_title": {"ja": "CPU での実行結果です", "en": "This is a CPU capture"},
+    "cpu_body": {
+        "ja": "この例の GPU (CUDA) でのキャプチャはまだありません。ここに示す出力とカーネルは CPU で実行したときのもので、カーネル名も時間も GPU とは異なります。CPU では、inductor の `cpp_fused_*` カーネルが profiler に現れるよう、実行時に `torch._inductor.config.cpp.enable_kernel_profile` を有効にしています。",
+        "en": "There is no GPU (CUDA) capture of this example yet. The output and kernels below come from a run on the CPU; kernel names and times differ from a GPU's. On the CPU the harness turns on `torch._inductor.config.cpp.enable_kernel_profile` so that inductor's `cpp_fused_*` kernels show up in the profiler.",
+    },
+    "cuda_stale": {
+        "ja": "GPU でのキャプチャはスニペットの変更より古いため表示していません。",
+        "en": "The GPU capture predates a change to the snippet, so it is not shown.",
+    },
+    "env_snippet": {"ja": "スニペット", "en": "Snippet"},
+    "env_device": {"ja": "デバイス", "en": "Device"},
+    "env_torch": {"ja": "torch", "en": "torch"},
+    "env_when": {"ja": "実行日時 (UTC)", "en": "Captured (UTC)"},
+    "env_summary": {
+        "ja": "GPU (CUDA) のキャプチャ: {cuda} / {n} 件、CPU のキャプチャ: {cpu} / {n} 件。",
+        "en": "GPU (CUDA) captures: {cuda} of {n}; CPU captures: {cpu} of {n}.",
+    },
+    "nb_title": {"ja": "この章をノートブックで", "en": "This chapter as a notebook"},
+    "nb_view": {"ja": "ノートブックを見る", "en": "View the notebook"},
+    "nb_download": {"ja": "ダウンロード (.ipynb)", "en": "Download (.ipynb)"},
+    "nb_colab": {"ja": "Colab で開く", "en": "Open in Colab"},
+    "nb_body": {
+        "ja": "この章のスニペットを、上から順に自分の環境で実行できます。出力欄には、このページと同じキャプチャの結果が入っています。",
+        "en": "Run this chapter's snippets top to bottom yourself. Its output cells hold the same captures this page shows.",
+    },
+    "permalink": {"ja": "この節へのリンク", "en": "Link to this section"},
+}
+
+
+def label(key: str, lang: str, **fields: object) -> str:
+    text = LABELS[key][lang]
+    return text.format(**fields) if fields else text

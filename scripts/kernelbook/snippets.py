@@ -1,0 +1,101 @@
+"""Finding snippets and hashing what affects their output. Pure: never imports torch."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+CAPTURE_DIR = "captures"
+DEVICES = ("cuda", "cpu")
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One executable example: ``snippets/<chapter>/<name>.py``."""
+
+    id: str  # "ch01/eager_profile"
+    path: Path
+
+    @property
+    def chapter(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    def capture_path(self, device: str) -> Path:
+        return self.path.parent / CAPTURE_DIR / f"{self.path.stem}.{device}.json"
+
+
+
+def discover(root: Path) -> list[Snippet]:
+    """Every ``snippets/<chapter>/<name>.py``; files starting with ``_`` are helpers."""
+    base = root / "snippets"
+    if not base.is_dir():
+        return []
+    found = [
+        Snippet(id=f"{p.parent.name}/{p.stem}", path=p)
+        for p in sorted(base.glob("*/*.py"))
+        if not p.name.startswith("_")
+    ]
+    return found
+
+
+def select(snippets: list[Snippet], patterns: list[str]) -> list[Snippet]:
+    """Keep snippets whose id or path contains any pattern (all when none given).
+
+    The path is matched as ``snippets/<chapter>/<name>.py`` (or as the same file given
+    in full), never the folders above the checkout: where a checkout lives must not
+    change what a pattern selects.
+    """
+    if not patterns:
+        return list(snippets)
+    return [s for s in snippets if any(_matches(s, p) for p in patterns)]
+
+
+def _matches(snippet: Snippet, pattern: str) -> bool:
+    if pattern in snippet.id or pattern.removeprefix("./") in f"snippets/{snippet.id}.py":
+        return True
+    return Path(pattern).resolve() == snippet.path.resolve()
+
+
+def local_imports(path: Path, source: str) -> list[Path]:
+    """Modules a snippet imports that live beside it (their edits change its output)."""
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError:
+        return []
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    found = []
+    for name in sorted(names):
+        for candidate in (path.parent / f"{name}.py", path.parent / name / "__init__.py"):
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+def source_hash(path: Path) -> str:
+    """sha256 over the snippet and, transitively, the local modules it imports."""
+    digest = hashlib.sha256()
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:
+        current = todo.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        text = current.read_text(encoding="utf-8")
+        digest.update(current.name.encode() + b"\0" + text.encode() + b"\0")
+        todo.extend(local_imports(current, text))
+    return digest.hexdigest()
+
+
+def shard(snippets: list[Snippet], k: int, n: int) -> list[Snippet]:
+    """Shard k of n (1-based): a split by hash of the snippet id, stable as snippets come and go."""
+    if n < 1 or not 1 <= k <= n:
+        raise ValueError(f"shard {k}/{n}: expected 1 <= K <= N")
+    return [s for s in snippets if int(hashlib.sha256(s.id.encode()).hexdigest(), 16) % n == k - 1]

@@ -1,0 +1,25 @@
+# Step 1: profile (a + b).relu() in eager mode.
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+activities = [ProfilerActivity.CPU]
+if device == "cuda":
+    activities.append(ProfilerActivity.CUDA)
+
+
+def add_relu(a, b):
+    return (a + b).relu()
+
+
+a = torch.randn(1_000_000, device=device)
+b = torch.randn(1_000_000, device=device)
+add_relu(a, b)  # warm-up, so the profile shows the steady state
+
+with profile(activities=activities) as prof:
+    add_relu(a, b)
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+print(prof.key_averages().table(sort_by=sort_by, row_limit=10))

@@ -1,0 +1,32 @@
+# Why the first call of a compiled function is slow: it is where compilation happens.
+import time
+
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def add_relu(a, b):
+    return (a + b).relu()
+
+
+def timed(fn, *args):
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    fn(*args)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+a = torch.randn(1_000_000, device=device)
+b = torch.randn(1_000_000, device=device)
+compiled = torch.compile(add_relu)
+
+calls = [timed(compiled, a, b) for _ in range(4)]
+for i, seconds in enumerate(calls, start=1):
+    print(f"call {i}: {seconds * 1e3:10.3f} ms")
+print(f"first call / later calls: {calls[0] / min(calls[1:]):.0f}x")
+
+results = {"first_call_s": calls[0], "later_call_s": min(calls[1:])}

@@ -1,0 +1,96 @@
+"""Shared helpers: the project root, the real GPU traces, the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+REAL_TRACES = ROOT.parent / "shared" / "fixtures" / "real-traces"
+SIMPLE_ADD = "benchmark_simple_add_trace.json.gz"
+BIG_TRACE = "benchmark_result_493459_1694039959_trace.json.gz"
+
+if str(SCRIPTS) not in sys.path:  # the package also works without `pip install -e .`
+    sys.path.insert(0, str(SCRIPTS))
+
+
+def cli_env(root: Path | None = None, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("KERNELBOOK_ROOT", None)
+    env["PYTHONPATH"] = str(SCRIPTS) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if root is not None:
+        env["KERNELBOOK_ROOT"] = str(root)
+    env.update(extra)
+    return env
+
+
+def run_cli(*args: str, root: Path | None = None, cwd: Path | None = None, timeout: float = 600, **extra: str) -> subprocess.CompletedProcess:
+    """``python -m kernelbook ARGS`` in a child process, as a user would run it."""
+    return subprocess.run(
+        [sys.executable, "-m", "kernelbook", *args],
+        cwd=cwd or root or ROOT, env=cli_env(root, **extra),
+        capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def make_project(root: Path) -> Path:
+    """A bare kernelbook tree: pyproject.toml, snippets/, docs/."""
+    write(root / "pyproject.toml", '[project]\nname = "tmpbook"\nversion = "0"\n')
+    write(root / "docs" / "index.md", "# A page\n")
+    (root / "snippets").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.fixture(scope="session")
+def real_traces() -> Path:
+    if not (REAL_TRACES / SIMPLE_ADD).is_file() or not (REAL_TRACES / BIG_TRACE).is_file():
+        pytest.skip(f"real GPU traces not found at {REAL_TRACES} (../shared is absent in this checkout)")
+    return REAL_TRACES
+
+
+# Eager (a + b).relu() and its torch.compile'd form profiled on the CPU, exported as
+# Chrome traces. Runs in a child process so torch never loads into the test process.
+_CPU_TRACES = """
+import sys
+import torch
+import torch._inductor.config as inductor_config
+from torch.profiler import ProfilerActivity, profile
+
+inductor_config.cpp.enable_kernel_profile = True
+out = sys.argv[1]
+
+
+def add_relu(a, b):
+    return (a + b).relu()
+
+
+a, b = torch.randn(4096), torch.randn(4096)
+for name, fn in (("eager", add_relu), ("compiled", torch.compile(add_relu))):
+    fn(a, b)  # warm-up, and compilation for the compiled one
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn(a, b)
+    prof.export_chrome_trace(f"{out}/{name}.json")
+"""
+
+
+@pytest.fixture(scope="session")
+def cpu_traces(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("cpu-traces")
+    script = out / "make_traces.py"
+    script.write_text(_CPU_TRACES, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True,
+                          timeout=600, env=cli_env(CUDA_VISIBLE_DEVICES=""))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {"eager": out / "eager.json", "compiled": out / "compiled.json"}
