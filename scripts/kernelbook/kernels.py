@@ -5,9 +5,11 @@ CUDA rule: a kernel is an event with ``cat == "kernel"``. Memcpy, memset, syncs 
 ``## Call CompiledFxGraph … ##`` annotation spans compiled kernels, so counting it
 would count them twice.
 
-CPU rule: the leaf ``aten::`` ops that do work (not allocations or views), plus
+CPU rule: the innermost ``aten::`` ops that do work (not allocations or views), plus
 inductor's ``cpp_fused_*`` kernels (visible with ``cpp.enable_kernel_profile``).
-Eager ``(a + b).relu()`` is then 2 kernels (add, clamp_min) and compiled is 1.
+Eager ``(a + b).relu()`` is then 2 kernels (add, clamp_min) and compiled is 1. What an
+op does to its own arguments or output inside itself (``x + 1`` wraps and casts the 1
+with ``aten::to``; ``sum`` zero-fills its output) is part of that op, not a kernel.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ NO_WORK_OPS = frozenset(
         "_local_scalar_dense item contiguous to _to_copy_meta numpy_T"
     ).split()
 )
+
+
+# Ops that, called directly inside a working op, are that op preparing its own
+# arguments or output: the enclosing op stays the kernel (``x + 1`` is aten::add).
+NESTED_HELPER_OPS = frozenset("aten::" + name for name in "to _to_copy copy_ fill_ zero_ scalar_tensor".split())
 
 
 class TraceError(ValueError):
@@ -67,7 +74,7 @@ def extract(trace: Mapping[str, Any], device_kind: str | None = None) -> Extract
         kernel_events = [e for e in events if e.get("cat") == "kernel"]
         launch_events = [e for e in events if e.get("cat") in LAUNCH_CATEGORIES and "Launch" in e["name"]]
     else:
-        kernel_events = [e for e in _leaves(cpu_ops) if is_cpu_kernel(e["name"])]
+        kernel_events = _cpu_kernels(cpu_ops)
         launch_events = []
     timed = (
         [("kernel", e) for e in kernel_events]
@@ -112,15 +119,34 @@ def _by_thread(ops: list[dict]) -> dict[Any, list[dict]]:
     return threads
 
 
-def _leaves(ops: list[dict]) -> list[dict]:
-    """Ops with no other op starting inside them on the same thread."""
-    leaves = []
+def _cpu_kernels(ops: list[dict]) -> list[dict]:
+    """Working ops with no other working op inside them on the same thread.
+
+    A helper op (``NESTED_HELPER_OPS``) directly inside a working op, and everything
+    inside that helper, belongs to the enclosing op and is not looked at on its own.
+    """
+    found = []
     for evs in _by_thread(ops).values():
-        for i, e in enumerate(evs):
-            end = float(e["ts"]) + float(e.get("dur", 0))
-            if i + 1 == len(evs) or float(evs[i + 1]["ts"]) >= end:
-                leaves.append(e)
-    return leaves
+        stack: list[list] = []  # [event, end, working, dropped, has working op inside]
+
+        def close(entry: list) -> None:
+            if entry[2] and not entry[4]:
+                found.append(entry[0])
+
+        for e in evs:
+            start = float(e["ts"])
+            while stack and stack[-1][1] <= start:
+                close(stack.pop())
+            parent = stack[-1] if stack else None
+            dropped = parent is not None and (parent[3] or (parent[2] and e["name"] in NESTED_HELPER_OPS))
+            working = not dropped and is_cpu_kernel(e["name"])
+            if working:
+                for entry in stack:
+                    entry[4] = True
+            stack.append([e, start + float(e.get("dur", 0)), working, dropped, False])
+        while stack:
+            close(stack.pop())
+    return found
 
 
 def _roots(ops: list[dict]) -> list[dict]:
@@ -178,6 +204,8 @@ def short_name(name: str, limit: int = 60) -> str:
     ``void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, …>(…)``
     becomes ``vectorized_elementwise_kernel<CUDAFunctor_add>``.
     """
+    if name.startswith("aten::"):  # CPU ops: keep the name the profiler table prints
+        return name
     text = name.removeprefix("void ").replace("(anonymous namespace)::", "")
     cut = min((i for i in (text.find("<"), text.find("(")) if i >= 0), default=len(text))
     base = text[:cut].rsplit("::", 1)[-1].strip() or text[:cut].strip()

@@ -8,15 +8,22 @@ directive, and the build then fails.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
+import re
+import posixpath
+import re
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
 
-from kernelbook import twins
+from kernelbook import notebooks, twins
 from kernelbook.book import load_book
 from kernelbook.labels import label
 from kernelbook.pictures import figure_html
 from kernelbook.render import Context, render_page
+from kernelbook.sections import section_index
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
 _problems: list[str] = []
@@ -33,15 +40,30 @@ def on_config(config):
     return config
 
 
+def on_pre_build(config):
+    """(Re)write each chapter's notebook, only where a snippet, heading or capture changed.
+
+    Before MkDocs lists the files, so a new notebook is a page of this very build; and
+    without touching unchanged files, so ``mkdocs serve`` does not rebuild in a loop.
+    """
+    root = _root(config)
+    for path in notebooks.generate_all(root):
+        log.info("kernelbook: wrote %s", path.relative_to(root))
+
+
 def on_page_markdown(markdown, page, config, files):
+    if _is_notebook(page.file):
+        return markdown  # mkdocs-jupyter renders it from the .ipynb: no page Markdown here
     lang = getattr(page.file, "locale", None) or "ja"
     root = _root(config)
     ctx = Context(
         lang=lang,
         page=page.file.src_uri,
         book=load_book(root),
+        sections=lambda lang: section_index(Path(config.docs_dir), lang, config.site_url or "/"),
     )
     ctx = ctx.with_figure(lambda name, lang: _figure(root, name, lang, ctx))
+    ctx = replace(ctx, notebook=lambda chapter, lang: _notebook_links(config, page, chapter, lang, ctx))
     rendered = render_page(markdown, ctx)
     for problem in ctx.errors:
         _report(problem)
@@ -55,9 +77,119 @@ def _figure(root: Path, name: str, lang: str, ctx: Context) -> str:
         return ctx.error(f"[[kb:figure {name}]]", f"cannot draw it: {exc}")
 
 
+def _notebook_links(config, page, chapter: str, lang: str, ctx: Context) -> str:
+    where = f"[[kb:notebook {chapter}]]"
+    if not (Path(config.docs_dir) / lang / chapter / notebooks.NAME).is_file():
+        return ctx.error(where, f"no notebook docs/{lang}/{chapter}/{notebooks.NAME}: is there a docs/{lang}/{chapter}/index.md that runs snippets?")
+    settings = _settings(config)
+    return notebooks.notebook_links(chapter, lang, settings["repository"], settings["branch"], base=_base(page, chapter, config))
+
+
+def _settings(config) -> dict[str, str]:
+    book = (config.extra or {}).get("kernelbook") or {}
+    return {"repository": str(book.get("repository") or ""), "branch": str(book.get("branch") or "main")}
+
+
+def _base(page, chapter: str, config) -> str:
+    """From the page's URL to the chapter page's: '' on the chapter page itself."""
+    src = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
+    folder = src.parent if src.stem in ("index", "README") or not config.use_directory_urls else src.parent / src.stem
+    rel = posixpath.relpath(chapter, folder.as_posix() or ".")
+    return "" if rel == "." else rel + "/"
+
+
+# ---------------------------------------------------------------- notebook pages
+#
+# mkdocs-jupyter makes .ipynb files pages in its on_files (their File says "documentation
+# page", and their destination becomes ja/ch01/notebook/index.html). mkdocs-static-i18n
+# then rebuilds every File for the language being built (its on_files runs last, at
+# priority -100): it moves the destination where the language's pages go (ch01/notebook/
+# for ja, en/ch01/notebook/ for en) but as a plain File again, so the notebook's JSON is
+# copied there as a static file: a download, never a page (ultrabug/mkdocs-static-i18n#198).
+# So after i18n the hook makes each notebook it kept for this language a page again, at the
+# URL i18n chose, with the language switcher pointing at the other language's notebook
+# page; and copies the .ipynb itself beside the chapter page (ch01/notebook.ipynb), the
+# download link's target.
+
+
+class NotebookPage(File):
+    """An .ipynb as a documentation page at i18n's URL, keeping the i18n file's locale."""
+
+    def __init__(self, i18n_file: File, config):
+        dest = i18n_file.dest_uri
+        if not dest.endswith(".html"):  # i18n saw a plain .ipynb (mkdocs-jupyter had not run)
+            dest = posixpath.splitext(dest)[0] + ("/index.html" if config.use_directory_urls else ".html")
+        super().__init__(i18n_file.src_uri, i18n_file.src_dir, config.site_dir, config.use_directory_urls,
+                         dest_uri=dest, inclusion=i18n_file.inclusion)
+        for name in ("locale", "locale_alternate_of", "localization", "norm_src_uri"):
+            if hasattr(i18n_file, name):
+                setattr(self, name, getattr(i18n_file, name))
+        folder = posixpath.dirname(posixpath.dirname(dest) if config.use_directory_urls else dest)
+        self.download = File(i18n_file.src_uri, i18n_file.src_dir, config.site_dir, config.use_directory_urls,
+                             dest_uri=posixpath.join(folder, posixpath.basename(i18n_file.src_uri)))
+
+    def is_documentation_page(self) -> bool:
+        return True
+
+
+def _is_notebook(file) -> bool:
+    return file.src_uri.endswith(".ipynb")
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100)
+def on_files(files, config):
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is None:
+        return files
+    pages = {}
+    for file in list(files):
+        if _is_notebook(file) and not file.is_documentation_page() and file.src_dir and jupyter.should_include(file):
+            page = NotebookPage(file, config)
+            pages[file.src_uri] = page
+            files.remove(file)
+            files.append(page)
+    for page in pages.values():
+        alternates = getattr(page.download, "alternates", None)
+        if alternates is not None:
+            page.alternates = {lang: pages.get(alt.src_uri) or NotebookPage(alt, config) for lang, alt in alternates.items()}
+    return files
+
+
 def on_page_content(html, page, config, files):
     lang = getattr(page.file, "locale", None) or "ja"
+    if _is_notebook(page.file):
+        html = _notebook_page(html, page, config, lang)
     return html.replace('title="Permanent link"', f'title="{label("permalink", lang)}"')
+
+
+_EXTERNAL_SCRIPT = re.compile(r"<script\b[^>]*\bsrc=[\"']?(?:https?:)?//[^>]*>\s*</script>\s*", re.IGNORECASE)
+
+
+def _notebook_page(html: str, page, config, lang: str) -> str:
+    """Download and Colab links under the title; no script from outside the site."""
+    chapter = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri).parent.name
+    settings = _settings(config)
+    bar = notebooks.page_bar(chapter, lang, settings["repository"], settings["branch"])
+    html = _EXTERNAL_SCRIPT.sub("", html)
+    head = html.find("</h1>")
+    return html[: head + 5] + "\n" + bar + html[head + 5 :] if head >= 0 else bar + html
+
+
+def on_post_page(output, page, config):
+    download = getattr(page.file, "download", None)
+    if download is not None:
+        download.copy_file()
+    return output
+
+
+# static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes
+# each as a language root and fetches "<that page>/sitemap.xml", a 404 on every load.
+# The header switcher already links the same page in the other language.
+_HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[a-z]{2}">')
+
+
+def on_post_page(output, page, config):
+    return _HEAD_ALTERNATE.sub("", output)
 
 
 def on_post_build(config):

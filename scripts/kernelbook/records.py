@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,9 @@ def _flat(value: dict | list) -> bool:
     return all(not isinstance(v, (dict, list)) or not v for v in values)
 
 
+_FIELDS = {"schema"} | {f.name for f in fields(Capture)}
+
+
 def from_json(raw: Any, where: str) -> Capture:
     """Validate and build a Capture; ``where`` names the file in errors."""
     if not isinstance(raw, dict):
@@ -139,6 +142,9 @@ def from_json(raw: Any, where: str) -> Capture:
     schema = raw.get("schema")
     if schema != SCHEMA:
         raise CaptureError(f"{where}: schema is {schema!r}, this kernelbook reads {SCHEMA!r}; re-run `kernelbook capture`")
+    unknown = sorted(set(raw) - _FIELDS)
+    if unknown:  # written by another layout of the same format: never read it as this one
+        raise CaptureError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; re-run `kernelbook capture --force`")
     try:
         sessions = tuple(
             Session(

@@ -5,6 +5,7 @@ Block directives, each alone on a line:
   [[kb:figure NAME]]        a picture drawn from the captures (traffic, timeline, sweep)
   [[kb:notebook CHAPTER]]   links to the chapter's notebook (view, download, Colab)
   [[kb:environment]]        which device / torch / date every capture came from
+  [[kb:sections]]           every page and section of this language with its stable URL
 Inline directives are in claims.py. Everything a capture says is HTML-escaped here.
 """
 
@@ -21,7 +22,10 @@ from .kernels import short_name
 from .labels import label
 from .records import Capture
 
-BLOCK = re.compile(r"^\[\[kb:(run|figure|notebook|environment)(?:[ \t]+([^\]\n]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE)
+BLOCK = re.compile(r"^\[\[kb:(run|figure|notebook|environment|sections)(?:[ \t]+([^\]\n]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE)
+
+
+LEFTOVER = re.compile(r"\[\[kb:[^\]\n]*\]\]")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Context:
     book: dict[str, Entry]
     figure: Callable[[str, str], str] = lambda name, lang: ""  # name, lang -> HTML
     notebook: Callable[[str, str], str] = lambda chapter, lang: ""  # chapter, lang -> Markdown
+    sections: Callable[[str], str] = lambda lang: ""  # lang -> the section index
     errors: list[str] = field(default_factory=list)
 
     def with_figure(self, figure: Callable[[str, str], str]) -> "Context":
@@ -40,12 +45,15 @@ class Context:
 
     def error(self, where: str, message: str) -> str:
         self.errors.append(f"{self.page}: {where}: {message}")
-        return f'<span class="kb-error">{html.escape(where)}</span>'
+        return f'<span class="kb-error">{html.escape(where).replace("[", "&#91;")}</span>'
 
 
 def render_page(markdown: str, ctx: Context) -> str:
     markdown = BLOCK.sub(lambda m: _block(m.group(1), (m.group(2) or "").strip(), m.group(0), ctx), markdown)
-    return claims.INLINE.sub(lambda m: _inline(claims.parse(m.group(1), m.group(2), m.group(0)), ctx), markdown)
+    markdown = claims.INLINE.sub(lambda m: _inline(claims.parse(m.group(1), m.group(2), m.group(0)), ctx), markdown)
+    for leftover in LEFTOVER.finditer(markdown):
+        ctx.error(leftover.group(0), "not a directive kernelbook knows (block directives stand alone on their line)")
+    return markdown
 
 
 def _entry(snippet: str, where: str, ctx: Context) -> Entry | None:
@@ -66,6 +74,8 @@ def _block(kind: str, arg: str, where: str, ctx: Context) -> str:
         return ctx.figure(arg, ctx.lang)
     if kind == "notebook":
         return ctx.notebook(arg, ctx.lang)
+    if kind == "sections":
+        return ctx.sections(ctx.lang)
     return environment(ctx.book, ctx.lang)
 
 
@@ -78,7 +88,7 @@ def _inline(claim: claims.Claim, ctx: Context) -> str:
             claims.check(claim, capture)
         got = claims.value(claim, entry.shown)
     except claims.ClaimError as exc:
-        return ctx.error(claim.text, str(exc))
+        return ctx.error(claim.text, str(exc).removeprefix(claim.text + ": "))
     text = html.escape(claims.format_value(claim, got, ctx.lang))
     if claim.kind == "kernel":
         return f'<code class="kb-kernel" title="{html.escape(got)}">{text}</code>'

@@ -1,0 +1,144 @@
+"""The renderer: executed examples, kernel panels, notices, claims, twins. No mkdocs, no torch."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kernelbook import claims, twins
+from kernelbook.book import Entry, load_book
+from kernelbook.records import Kernel, Session, load
+from kernelbook.render import Context, fence, render_page
+
+BOOK = load_book(ROOT)
+EAGER = ROOT / "snippets/ch01/captures/eager_profile.cpu.json"
+
+
+def ctx(lang: str = "en", book=None) -> Context:
+    return Context(lang=lang, page="en/test.md", book=book if book is not None else BOOK)
+
+
+def with_kernels(capture, names: list[str], device: str = "cpu"):
+    session = Session(0, device, tuple(Kernel(n, 1, 1.0) for n in names), len(names))
+    return dataclasses.replace(capture, sessions=(session,), device=device,
+                               environment=dataclasses.replace(capture.environment, device_kind=device, device_name="NVIDIA H200" if device == "cuda" else capture.environment.device_name))
+
+
+def entry_with(cpu=None, cuda=None) -> Entry:
+    snippet = BOOK["ch01/eager_profile"].snippet
+    return Entry(snippet, cuda, cpu, (), ())
+
+
+def test_run_block_shows_code_output_kernels_and_provenance():
+    c = ctx()
+    out = render_page("[[kb:run ch01/eager_profile]]\n", c)
+    assert c.errors == []
+    source = (ROOT / "snippets/ch01/eager_profile.py").read_text()
+    assert source.strip().splitlines()[-1] in out  # the file itself, included
+    assert 'title="snippets/ch01/eager_profile.py"' in out
+    assert "aten::add" in out and "aten::clamp_min" in out  # kernel panel
+    assert "Kernels launched (CPU)" in out
+    assert 'class="kb-provenance"' in out and "torch 2." in out
+    assert "This is a CPU capture" in out  # the notice, in the page's language
+
+
+def test_notice_is_in_the_pages_language():
+    c = ctx("ja")
+    out = render_page("[[kb:run ch01/eager_profile]]\n", c)
+    assert "CPU での実行結果です" in out and "起動されたカーネル" in out
+
+
+def test_kernel_names_with_angle_brackets_are_escaped():
+    cap = with_kernels(load(EAGER), ["void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, A&B>(int)"], "cuda")
+    book = {"ch01/eager_profile": entry_with(cuda=cap)}
+    c = ctx(book=book)
+    out = render_page("[[kb:run ch01/eager_profile]]\n", c)
+    assert "CUDAFunctor_add&lt;float&gt;, A&amp;B&gt;(int)" in out
+    assert "<float>" not in out
+    assert "This is a CPU capture" not in out  # a CUDA capture needs no notice
+
+
+def test_both_captures_make_tabs_cuda_first():
+    cpu = load(EAGER)
+    cuda = with_kernels(cpu, ["void add_kernel<float>(float*)", "void clamp_kernel(float*)"], "cuda")
+    c = ctx(book={"ch01/eager_profile": entry_with(cpu=cpu, cuda=cuda)})
+    out = render_page("[[kb:run ch01/eager_profile]]\n", c)
+    assert out.index('=== "CUDA"') < out.index('=== "CPU"')
+
+
+def test_claim_inserts_value_from_the_shown_capture():
+    c = ctx()
+    out = render_page("eager launches [[kb:launches ch01/eager_profile == 2]] kernels: [[kb:kernel ch01/eager_profile ~ clamp]]", c)
+    assert c.errors == []
+    assert re.search(r">2</span> kernels", out)
+    assert "aten::clamp_min" in out
+
+
+def test_contradicted_claim_names_page_claim_and_capture():
+    cap = with_kernels(load(EAGER), ["aten::add", "aten::clamp_min", "aten::mul"])
+    c = ctx(book={"ch01/eager_profile": entry_with(cpu=cap)})
+    render_page("[[kb:launches ch01/eager_profile == 2]]", c)
+    assert len(c.errors) == 1
+    assert "en/test.md" in c.errors[0] and "[[kb:launches ch01/eager_profile == 2]]" in c.errors[0]
+    assert "cpu capture says 3" in c.errors[0]
+
+
+def test_claim_must_hold_on_every_fresh_capture():
+    cpu = load(EAGER)
+    cuda = with_kernels(cpu, ["k1", "k2", "k3"], "cuda")
+    c = ctx(book={"ch01/eager_profile": entry_with(cpu=cpu, cuda=cuda)})
+    render_page("[[kb:launches ch01/eager_profile == 2]]", c)
+    assert c.errors and "cuda capture says 3" in c.errors[0]
+
+
+def test_missing_kernel_and_unknown_snippet_are_errors():
+    c = ctx()
+    render_page("[[kb:kernel ch01/eager_profile ~ triton_poi]]\n\n[[kb:run ch01/nope]]\n\n[[kb:bogus x]]\n", c)
+    assert any("no kernel containing 'triton_poi'" in e for e in c.errors)
+    assert any("no snippet 'ch01/nope'" in e for e in c.errors)
+    assert any("[[kb:bogus x]]: not a directive" in e for e in c.errors)
+
+
+def test_value_and_ratio_claims():
+    c = ctx()
+    out = render_page("[[kb:ratio ch01/first_call first_call_s / later_call_s > 10]] [[kb:value ch01/size_sweep rows.-1.elements]]", c)
+    assert c.errors == []
+    assert "×" in out and "10,000,000" in out
+
+
+def test_fence_outlasts_backticks_in_output():
+    assert fence("a ``` b", "text").startswith("````text")
+
+
+def test_twins_compare_flags_anchor_and_directive_drift():
+    ja = "# T\n\n## 融合 { #fusion }\n\n[[kb:run ch01/a]]\n"
+    en = "# T\n\n## Fusion { #fusion-x }\n\n[[kb:run ch01/b]]\n"
+    problems = twins.compare("ch01/index.md", ja, en)
+    assert any("anchors differ" in p for p in problems)
+    assert any("snippet includes/claims differ" in p and "ch01/a" in p for p in problems)
+    assert twins.compare("x.md", "## A\n", "## A\n")[0].startswith("docs/ja/x.md: heading without an explicit anchor")
+
+
+def test_committed_twins_agree():
+    assert twins.check_tree(ROOT / "docs") == []
+
+
+def test_twin_missing_is_reported(tmp_path):
+    (tmp_path / "ja").mkdir()
+    (tmp_path / "en").mkdir()
+    (tmp_path / "ja" / "only.md").write_text("# x\n")
+    assert twins.check_tree(tmp_path) == ["docs/ja/only.md has no English twin docs/en/only.md"]
+
+
+def test_chapter_claims_hold_against_committed_captures():
+    """Every claim in both chapters checks out against the captures the site shows."""
+    for lang in ("ja", "en"):
+        text = (ROOT / "docs" / lang / "ch01" / "index.md").read_text()
+        assert claims.find(text), "the chapter makes checked claims"
+        c = ctx(lang)
+        render_page(text, c)
+        assert c.errors == [], c.errors
