@@ -77,10 +77,20 @@ def add_relu(a, b):
 
 
 a, b = torch.randn(4096), torch.randn(4096)
-for name, fn in (("eager", add_relu), ("compiled", torch.compile(add_relu))):
-    fn(a, b)  # warm-up, and compilation for the compiled one
+i = torch.arange(4096)
+cases = {
+    "eager": lambda: add_relu(a, b),
+    "compiled": (lambda fn: lambda: fn(a, b))(torch.compile(add_relu)),
+    # Ops that prepare their own arguments or output inside themselves:
+    "add_scalar": lambda: a + 1,  # aten::add -> aten::to -> aten::_to_copy -> aten::copy_
+    "sum": lambda: a.sum(),  # aten::sum -> aten::sum -> aten::fill_
+    "where": lambda: torch.where(a > 0, a, 0.0),  # aten::gt, aten::where -> aten::scalar_tensor
+    "convert": lambda: i.float(),  # aten::to -> aten::_to_copy -> aten::copy_: one conversion
+}
+for name, fn in cases.items():
+    fn()  # warm-up, and compilation for the compiled one
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        fn(a, b)
+        fn()
     prof.export_chrome_trace(f"{out}/{name}.json")
 """
 
@@ -93,4 +103,37 @@ def cpu_traces(tmp_path_factory) -> dict[str, Path]:
     done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True,
                           timeout=600, env=cli_env(CUDA_VISIBLE_DEVICES=""))
     assert done.returncode == 0, done.stderr[-3000:]
-    return {"eager": out / "eager.json", "compiled": out / "compiled.json"}
+    return {name: out / f"{name}.json" for name in ("eager", "compiled", "add_scalar", "sum", "where", "convert")}
+
+
+# ---------------------------------------------------------------- the built site
+
+MKDOCS_ENV = {"NO_MKDOCS_2_WARNING": "1"}
+
+
+def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of ``project`` into ``site_dir``, as the README's build does."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=project, env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site, built once per test session from the committed captures."""
+    site = tmp_path_factory.mktemp("site")
+    done = mkdocs_build(ROOT, site)
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+    return site
+
+
+def copy_project(dest: Path) -> Path:
+    """A throwaway copy of the book (pages, snippets, captures, config, package) to break on purpose."""
+    import shutil
+
+    for name in ("docs", "snippets", "scripts"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "pyproject.toml"):
+        shutil.copy2(ROOT / name, dest / name)
+    return dest

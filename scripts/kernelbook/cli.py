@@ -1,8 +1,8 @@
 """The ``kernelbook`` command: parse arguments, call one function, print, exit.
 
 Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error.
-The capture side (``capture``, ``status``, ``kernels``) needs only the standard
-library and torch; ``build`` and ``serve`` also need mkdocs.
+The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
+standard library and torch (``merge`` not even torch); ``build`` and ``serve`` also need mkdocs.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     chosen = select(discover(root), args.patterns)
     if args.patterns and not chosen:
         raise KernelbookError(f"no snippet matches {' '.join(args.patterns)!s} under {root / 'snippets'}")
-    if args.shard:
+    if args.shard is not None:  # `--shard=` (empty) is an error, not "all"
         k, n = _parse_shard(args.shard)
         chosen = shard(chosen, k, n)
     outcomes = capture(root, chosen, args.device, force=args.force, jobs=args.jobs, timeout=args.timeout)
@@ -131,6 +131,34 @@ def _looks_like_capture(path: Path) -> bool:
         return False
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    from .merge import merge, summary
+
+    root = project_root()
+    dirs = [Path(d) for d in args.dirs]
+    print(summary(merge(root, dirs), dirs, root))
+    return 0
+
+
+def cmd_notebooks(args: argparse.Namespace) -> int:
+    from . import notebooks
+
+    root = project_root()
+    if args.check:
+        stale = notebooks.stale(root)
+        for path in stale:
+            print(f"stale: {path.relative_to(root)}")
+        if stale:
+            print(f"{len(stale)} notebook(s) differ from their chapter, snippets and captures; run `kernelbook notebooks`", file=sys.stderr)
+        return 1 if stale else 0
+    written = notebooks.generate_all(root)
+    for path in written:
+        print(f"wrote {path.relative_to(root)}")
+    if not written:
+        print("notebooks up to date", file=sys.stderr)
+    return 0
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     root = project_root()
     if not args.no_capture:
@@ -138,6 +166,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         if code:
             print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
             return code
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # material prints a banner otherwise
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(root / "site")]
     print("$ " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
     return subprocess.call(cmd, cwd=root)
@@ -171,6 +200,14 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--json", action="store_true")
     k.add_argument("--full", action="store_true", help="full demangled names")
     k.set_defaults(func=cmd_kernels)
+
+    m = sub.add_parser("merge", help="bring captures from other folders (e.g. CI shard artifacts) into this tree")
+    m.add_argument("dirs", nargs="+", metavar="DIR", help="a folder holding snippets/<chapter>/captures/... like this tree")
+    m.set_defaults(func=cmd_merge)
+
+    n = sub.add_parser("notebooks", help="regenerate each chapter's notebook from its page, snippets and captures")
+    n.add_argument("--check", action="store_true", help="write nothing; exit 1 listing notebooks that are out of date")
+    n.set_defaults(func=cmd_notebooks)
 
     b = sub.add_parser("build", help="capture what is stale on the best device, then mkdocs build --strict")
     b.add_argument("--no-capture", action="store_true", help="render from committed captures only")
