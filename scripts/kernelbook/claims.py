@@ -133,7 +133,7 @@ def format_value(claim: Claim, got: Any, lang: str) -> str:
     if claim.kind == "kernels":
         return ", ".join(short_name(n) for n in got)
     if claim.kind == "ratio":
-        return f"{got:.0f}×" if got >= 10 else f"{got:.1f}×"
+        return f"{got:.0f}×" if got >= 10 else f"{got:.1f}×" if got >= 1 else f"{got:.2f}×"
     if claim.kind == "time" or (claim.kind == "value" and claim.args.endswith("_s")):
         return format_seconds(got)
     if isinstance(got, bool) or not isinstance(got, (int, float)):

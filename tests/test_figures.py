@@ -1,0 +1,369 @@
+"""figures.py: the three chapter-1 figures as inline SVG, in both languages, from captures."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from kernelbook import figures, records
+from kernelbook.records import Capture, Environment, Event, Freshness, Kernel, Session
+
+ROOT = Path(__file__).resolve().parents[1]
+CAPTURES = ROOT / "snippets" / "ch01" / "captures"
+SVG = "{http://www.w3.org/2000/svg}"
+EAGER, COMPILED, SWEEP = "ch01/eager_profile", "ch01/compiled_profile", "ch01/size_sweep"
+
+
+@pytest.fixture(scope="module")
+def cpu() -> dict[str, Capture]:
+    """The committed CPU captures, as the page shows them when no CUDA capture is fresh."""
+    return {f"ch01/{stem}": records.load(CAPTURES / f"{stem}.cpu.json") for stem in ("eager_profile", "compiled_profile", "size_sweep")}
+
+
+def fake(snippet: str, device: str, events=(), data=None, stdout: str = "", launches: int | None = None) -> Capture:
+    evs = tuple(Event(*e) for e in events)
+    kernels: dict[str, list] = {}
+    for e in evs:
+        if e.kind == "kernel":
+            kernels.setdefault(e.name, [0, 0.0])
+            kernels[e.name][0] += 1
+            kernels[e.name][1] += e.dur_us
+    n = sum(1 for e in evs if e.kind == "kernel") if launches is None else launches
+    sessions = (Session(0, device, tuple(Kernel(k, c, t) for k, (c, t) in kernels.items()), n, evs),) if evs else ()
+    return Capture(
+        snippet=snippet,
+        device=device,
+        freshness=Freshness("0" * 64, 1, "2.13.0"),
+        environment=Environment(device, "NVIDIA H200" if device == "cuda" else "CPU", "2.13.0", "3.11", "Linux", "2026-01-01T00:00:00Z"),
+        wall_time_s=1.0,
+        stdout=stdout,
+        stderr="",
+        sessions=sessions,
+        data=data,
+    )
+
+
+ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)"
+
+
+def cuda_profiles(eager_kernel: str = ADD) -> dict[str, Capture]:
+    return {
+        EAGER: fake(EAGER, "cuda", [
+            ("op", "aten::add", 0.0, 24.0), ("launch", "cudaLaunchKernel", 9.0, 5.5), ("kernel", eager_kernel, 16.0, 7.2),
+            ("op", "aten::relu", 30.0, 21.0), ("launch", "cudaLaunchKernel", 39.0, 4.8),
+            ("kernel", "void at::native::vectorized_elementwise_kernel<4, clamp_min>(int)", 46.0, 6.9),
+        ]),
+        COMPILED: fake(COMPILED, "cuda", [
+            ("op", "Torch-Compiled Region: 0/0", 0.0, 70.0), ("launch", "cuLaunchKernel", 52.0, 6.0),
+            ("kernel", "triton_poi_fused_add_relu_0", 60.0, 6.1),
+        ]),
+    }
+
+
+def sweep_capture(roof: float | None = 3.9e12, device: str = "cuda", stdout: str = "") -> Capture:
+    rows = [{"elements": 10**k, "eager_s": 1e-5 * 1.9**k, "compiled_s": 2e-5 * 1.6**k} for k in range(2, 9)]
+    data = {"device": device, "bytes_per_element": 4, "copy_bandwidth_bytes_per_s": roof, "rows": rows}
+    return fake(SWEEP, device, data=data, stdout=stdout)
+
+
+def parse(svg: str) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+def with_class(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [e for e in root.iter() if cls in (e.get("class") or "").split()]
+
+
+# ---------------------------------------------------------------- every figure, every language
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+@pytest.mark.parametrize("name", figures.FIGURES)
+def test_figure_is_accessible_self_contained_svg(cpu, name, lang):
+    fig = figures.figure(name, lang, cpu)
+    assert (fig.name, fig.lang) == (name, lang)
+    root = parse(fig.svg)
+    assert root.tag == SVG + "svg"
+    assert root.get("role") == "img"
+    assert root.get("width") == "100%" and root.get("height") is None
+    assert re.fullmatch(r"0 0 720 [\d.]+", root.get("viewBox"))
+    title_id = root.get("aria-labelledby")
+    titles = [e for e in root.iter(SVG + "title") if e.get("id") == title_id]
+    assert len(titles) == 1 and titles[0].text == fig.alt and fig.alt
+    assert root.find(SVG + "title") is titles[0]  # the svg's own title comes first
+    assert fig.caption and "\n" not in fig.caption and "<" not in fig.caption
+    # no external references: no links, fonts, images or imports
+    assert not re.search(r"href|@import|@font-face|url\(|<image|https?://(?!www\.w3\.org/2000/svg)", fig.svg)
+    # all text is real, selectable <text>, never below 11 viewBox units
+    assert list(root.iter(SVG + "text"))
+    sizes = [float(s) for s in re.findall(r"font-size:([\d.]+)px", fig.svg)]
+    assert sizes and min(sizes) >= 11
+
+
+@pytest.mark.parametrize("name", figures.FIGURES)
+def test_colours_come_from_theme_variables(cpu, name):
+    """Light and dark: no hard-coded black or white, colours only via var(...) or currentColor."""
+    svg = figures.figure(name, "en", cpu).svg
+    assert not re.search(r"#000\b|#000000|#fff\b|#ffffff|\bblack\b|\bwhite\b", svg, re.I)
+    for value in re.findall(r'(?:fill|stroke)="([^"]*)"', svg):
+        assert value in ("currentColor", "none"), value
+    style = parse(svg).find(SVG + "style").text
+    for prop, value in re.findall(r"(?<![-\w])(fill|stroke|color):([^;}]*)", style):
+        assert value.startswith("var(--md-") or value in ("currentColor", "none"), (prop, value)
+    cls = f"kb-fig-{name}-en"
+    assert all(rule.startswith("." + cls) for rule in re.findall(r"(?:^|})([^{}]+)\{", style))  # scoped
+
+
+def test_ids_are_unique_across_figures_and_languages(cpu):
+    ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for e in parse(figures.figure(n, lang, cpu).svg).iter() if e.get("id")]
+    assert len(ids) == len(set(ids)) == 6
+
+
+@pytest.mark.parametrize(
+    "name, ja, en",
+    [
+        ("traffic", ["転送", "GPU メモリ", "GPU チップ"], ["transfers", "GPU memory", "GPU chip"]),
+        ("timeline", ["カーネル", "CPU カーネル", "プロファイル開始からの時間 (µs)"], ["kernels", "CPU kernels", "time since the profile started (µs)"]),
+        ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "コピー帯域"], ["elements", "time per call", "effective bandwidth", "copy bandwidth"]),
+    ],
+)
+def test_labels_are_translated(cpu, name, ja, en):
+    for lang, words, others in (("ja", ja, en), ("en", en, ja)):
+        fig = figures.figure(name, lang, cpu)
+        texts = " ".join("".join(t.itertext()) for t in parse(fig.svg).iter(SVG + "text"))
+        for word in words:
+            assert word in texts, (lang, word)
+        assert not any(w in texts for w in others if w not in words), lang
+    assert figures.figure(name, "ja", cpu).alt != figures.figure(name, "en", cpu).alt
+
+
+@pytest.mark.parametrize("name", figures.FIGURES)
+def test_output_is_deterministic(cpu, name):
+    reloaded = {k: records.load(CAPTURES / f"{k.split('/')[1]}.cpu.json") for k in cpu}
+    for lang in figures.LANGS:
+        assert figures.figure(name, lang, cpu) == figures.figure(name, lang, cpu) == figures.figure(name, lang, reloaded)
+
+
+# ---------------------------------------------------------------- traffic
+
+
+def test_traffic_counts_come_from_the_table():
+    assert figures.transfers("eager") == 5 and figures.transfers("fused") == 3
+    assert figures.round_trips("eager") == ("tmp",) and figures.round_trips("fused") == ()
+
+
+@pytest.mark.parametrize("lang, five, three", [("en", "5 transfers", "3 transfers"), ("ja", "転送 5 回", "転送 3 回")])
+def test_traffic_draws_every_transfer_and_the_round_trip(lang, five, three):
+    fig = figures.figure("traffic", lang, {})  # drawn from the table: needs no capture
+    root = parse(fig.svg)
+    assert fig.data["eager_transfers"] == 5 and fig.data["fused_transfers"] == 3
+    panels = {p.get("data-version"): p for p in with_class(root, "kb-panel")}
+    assert set(panels) == {"eager", "fused"}
+    arrows = {v: with_class(p, "kb-transfer") for v, p in panels.items()}
+    assert (len(arrows["eager"]), len(arrows["fused"])) == (5, 3)
+    assert len(with_class(root, "kb-transfer")) == 8
+    described = [(a.get("data-kernel"), a.get("data-direction"), a.get("data-array")) for a in arrows["eager"]]
+    assert described == [("add", "read", "a"), ("add", "read", "b"), ("add", "write", "tmp"), ("relu", "read", "tmp"), ("relu", "write", "c")]
+    assert [(a.get("data-direction"), a.get("data-array")) for a in arrows["fused"]] == [("read", "a"), ("read", "b"), ("write", "c")]
+    trips = with_class(root, "kb-roundtrip")
+    assert [(a.get("data-direction"), a.get("data-array")) for a in trips] == [("write", "tmp"), ("read", "tmp")]
+    counts = ["".join(t.itertext()) for t in with_class(root, "kb-transfer-count")]
+    assert counts == [five, three]
+    # fused: tmp is not an array in GPU memory at all
+    assert len(with_class(panels["fused"], "kb-array-ghost")) == 1
+    assert "tmp" in fig.alt and "5" in fig.caption and "3" in fig.caption
+
+
+# ---------------------------------------------------------------- timeline
+
+
+def kernel_bars(root: ET.Element, snippet: str) -> list[ET.Element]:
+    group = next(g for g in with_class(root, "kb-group") if g.get("data-snippet") == snippet)
+    return with_class(group, "kb-kernel-bar")
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_timeline_draws_one_bar_per_launch_cpu(cpu, lang):
+    fig = figures.figure("timeline", lang, cpu)
+    root = parse(fig.svg)
+    eager, compiled = cpu[EAGER].last_session, cpu[COMPILED].last_session
+    assert (eager.launches, compiled.launches) == (2, 1)  # the chapter's claim
+    assert len(kernel_bars(root, EAGER)) == eager.launches
+    assert len(kernel_bars(root, COMPILED)) == compiled.launches
+    assert len(with_class(root, "kb-kernel-bar")) == 3
+    assert fig.data == {
+        "eager_kernel_bars": 2,
+        "compiled_kernel_bars": 1,
+        "device": "cpu",
+        "sources": ["ch01/eager_profile (cpu)", "ch01/compiled_profile (cpu)"],
+        "axis_us": fig.data["axis_us"],
+    }
+    # the CPU lane holds the top-level ops; the kernels lane is labelled as CPU work, not GPU
+    labels = ["".join(t.itertext()) for t in with_class(root, "kb-lane-label")]
+    assert labels == (["CPU ops", "CPU kernels"] * 2 if lang == "en" else ["CPU 演算", "CPU カーネル"] * 2)
+    ops = [e for e in eager.events if e.kind == "op"] + [e for e in compiled.events if e.kind == "op"]
+    assert len(with_class(root, "kb-cpu-bar")) == len(ops)
+
+
+def test_timeline_bars_are_to_scale_on_one_axis(cpu):
+    root = parse(figures.figure("timeline", "en", cpu).svg)
+    px_per_us = []
+    for snippet in (EAGER, COMPILED):
+        kernels_ = [e for e in cpu[snippet].last_session.events if e.kind == "kernel"]
+        for bar, event in zip(kernel_bars(root, snippet), sorted(kernels_, key=lambda e: e.ts_us)):
+            px_per_us.append(float(bar.get("width")) / event.dur_us)
+    assert max(px_per_us) == pytest.approx(min(px_per_us), rel=0.02)  # every bar, one scale
+
+
+def test_timeline_on_cuda_shows_launches_and_gpu_kernels():
+    fig = figures.figure("timeline", "en", cuda_profiles())
+    root = parse(fig.svg)
+    assert fig.data["device"] == "cuda" and (fig.data["eager_kernel_bars"], fig.data["compiled_kernel_bars"]) == (2, 1)
+    assert len(with_class(root, "kb-kernel-bar")) == 3
+    assert len(with_class(root, "kb-cpu-bar")) == 3  # one launch call per kernel, ops not drawn
+    labels = ["".join(t.itertext()) for t in with_class(root, "kb-lane-label")]
+    assert labels == ["CPU launches", "GPU kernels"] * 2
+    texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+    assert any("CUDAFunctor_add" in t for t in texts)  # short names, truncated keeping what it computes
+    tips = [t.text for t in root.iter(SVG + "title")]
+    assert any(t.startswith(ADD) for t in tips)  # the full name in the tooltip
+    assert "NVIDIA H200" in fig.caption
+
+
+def test_timeline_mixed_devices_says_so():
+    caps = cuda_profiles()
+    caps[COMPILED] = fake(COMPILED, "cpu", [("op", "Torch-Compiled Region: 0/0", 0.0, 90.0), ("kernel", "graph_0_cpp_fused_add_relu_0", 10.0, 70.0)])
+    fig = figures.figure("timeline", "en", caps)
+    assert fig.data["device"] == "mixed"
+    assert fig.data["sources"] == ["ch01/eager_profile (cuda)", "ch01/compiled_profile (cpu)"]
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_timeline_escapes_kernel_names(lang):
+    nasty = "void f<int, a&b>(x)"
+    fig = figures.figure("timeline", lang, cuda_profiles(eager_kernel=nasty))
+    root = parse(fig.svg)  # well-formed XML
+    assert "a&amp;b" in fig.svg and nasty not in fig.svg
+    assert any(t.text and t.text.startswith(nasty) for t in root.iter(SVG + "title"))
+
+
+def test_timeline_refuses_a_capture_whose_events_do_not_match_its_launches():
+    caps = cuda_profiles()
+    caps[EAGER] = dataclasses.replace(caps[EAGER], sessions=(dataclasses.replace(caps[EAGER].sessions[0], launches=3),))
+    with pytest.raises(ValueError, match="ch01/eager_profile.*3 kernel launches but 2"):
+        figures.figure("timeline", "en", caps)
+    caps[EAGER] = fake(EAGER, "cpu")  # no profiling session at all
+    with pytest.raises(ValueError, match="ch01/eager_profile.*no profiling session"):
+        figures.figure("timeline", "en", caps)
+
+
+# ---------------------------------------------------------------- sweep
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_sweep_one_point_per_row_per_series_and_a_roof(cpu, lang):
+    fig = figures.figure("sweep", lang, cpu)
+    root = parse(fig.svg)
+    rows = cpu[SWEEP].data["rows"]
+    charts = {c.get("data-chart"): c for c in with_class(root, "kb-chart")}
+    assert set(charts) == {"time", "bandwidth"}
+    for chart in charts.values():
+        for series in ("eager", "compiled"):
+            points = [p for p in with_class(chart, "kb-point") if p.get("data-series") == series]
+            assert [int(p.get("data-elements")) for p in points] == [r["elements"] for r in rows]
+    assert len(with_class(charts["bandwidth"], "kb-roof")) == 1 and not with_class(charts["time"], "kb-roof")
+    roof_gbs = cpu[SWEEP].data["copy_bandwidth_bytes_per_s"] / 1e9
+    assert fig.data == {
+        "points": len(rows),
+        "roof_gbs": round(roof_gbs, 3),
+        "device": "cpu",
+        "source": "ch01/size_sweep (cpu)",
+        "bytes_moved_per_element": {"eager": 20, "compiled": 12},
+    }
+    label = "".join(with_class(root, "kb-roof-label")[0].itertext())
+    assert label == (f"copy bandwidth {roof_gbs:.0f} GB/s" if lang == "en" else f"コピー帯域 {roof_gbs:.0f} GB/s")
+
+
+def test_sweep_bandwidth_is_bytes_moved_over_time():
+    """Each bandwidth point sits where 5 (eager) or 3 (compiled) arrays over the time puts it."""
+    cap = sweep_capture()
+    root = parse(figures.figure("sweep", "en", {SWEEP: cap}).svg)
+    chart = next(c for c in with_class(root, "kb-chart") if c.get("data-chart") == "bandwidth")
+    tips = {(p.get("data-series"), int(p.get("data-elements"))): p.find(SVG + "title").text for p in with_class(chart, "kb-point")}
+    row = cap.data["rows"][-1]
+    n = row["elements"]
+    assert f"({5} arrays moved)" in tips["eager", n] and f"({3} arrays moved)" in tips["compiled", n]
+    for series, arrays, seconds in (("eager", 5, row["eager_s"]), ("compiled", 3, row["compiled_s"])):
+        value, unit = re.search(r": ([\d.]+) (\w?)B/s", tips[series, n]).groups()
+        shown = float(value) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[unit]
+        assert shown == pytest.approx(arrays * n * 4 / seconds, rel=0.01)
+
+
+def test_sweep_log_axes_label_decades():
+    root = parse(figures.figure("sweep", "en", {SWEEP: sweep_capture()}).svg)
+    texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+    for tick in ("100", "1k", "10k", "100k", "1M", "10M", "100M", "10 µs", "1 GB/s", "1 TB/s"):
+        assert tick in texts, tick
+
+
+def test_sweep_without_copy_bandwidth_has_no_roof():
+    fig = figures.figure("sweep", "ja", {SWEEP: sweep_capture(roof=None)})
+    assert fig.data["roof_gbs"] is None and fig.data["device"] == "cuda"
+    assert not with_class(parse(fig.svg), "kb-roof") and "コピー帯域" not in fig.svg
+    assert "NVIDIA H200" in fig.caption
+
+
+@pytest.mark.parametrize("bad", [{"rows": []}, None, {"rows": [{"elements": 100, "eager_s": 0, "compiled_s": 1e-5}]}])
+def test_sweep_refuses_unusable_data(bad):
+    with pytest.raises(ValueError, match="ch01/size_sweep"):
+        figures.figure("sweep", "en", {SWEEP: fake(SWEEP, "cpu", data=bad)})
+
+
+# ---------------------------------------------------------------- errors and keys
+
+
+@pytest.mark.parametrize("name, missing", [("timeline", EAGER), ("sweep", SWEEP)])
+def test_missing_capture_is_named(name, missing):
+    with pytest.raises(KeyError, match=missing) as info:
+        figures.figure(name, "ja", {})
+    assert str(info.value).startswith(f"figure '{name}' needs the capture of {missing}")
+    with pytest.raises(KeyError, match=missing):
+        figures.data_key(name, {})
+
+
+def test_unknown_figure_or_language():
+    with pytest.raises(ValueError, match="unknown figure 'pie'"):
+        figures.figure("pie", "en", {})
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        figures.figure("traffic", "fr", {})
+
+
+def test_data_key_follows_the_drawn_data_only(cpu):
+    keys = {n: figures.data_key(n, cpu) for n in figures.FIGURES}
+    assert all(re.fullmatch(r"[0-9a-f]{64}", k) for k in keys.values()) and len(set(keys.values())) == 3
+    assert figures.data_key("timeline", dict(cpu)) == keys["timeline"]
+
+    # unrelated changes: stdout, wall time, other snippets
+    noisy = {k: dataclasses.replace(c, stdout=c.stdout + "more output\n", wall_time_s=c.wall_time_s + 1) for k, c in cpu.items()}
+    noisy["ch01/first_call"] = fake("ch01/first_call", "cpu", stdout="hello")
+    assert {n: figures.data_key(n, noisy) for n in figures.FIGURES} == keys
+    assert figures.data_key("traffic", {}) == keys["traffic"]
+
+    # a kernel's time changes: the timeline's key changes, the others do not
+    eager = cpu[EAGER]
+    session = eager.last_session
+    events = tuple(dataclasses.replace(e, dur_us=e.dur_us + 1.0) if e.kind == "kernel" else e for e in session.events)
+    slower = dict(cpu, **{EAGER: dataclasses.replace(eager, sessions=(*eager.sessions[:-1], dataclasses.replace(session, events=events)))})
+    assert figures.data_key("timeline", slower) != keys["timeline"]
+    assert figures.data_key("sweep", slower) == keys["sweep"]
+
+    # a sweep time changes
+    data = dict(cpu[SWEEP].data, rows=[dict(r) for r in cpu[SWEEP].data["rows"]])
+    data["rows"][0]["eager_s"] *= 2
+    changed = dict(cpu, **{SWEEP: dataclasses.replace(cpu[SWEEP], data=data)})
+    assert figures.data_key("sweep", changed) != keys["sweep"]
+    assert figures.data_key("timeline", changed) == keys["timeline"]
