@@ -124,7 +124,7 @@ def test_serve_reloads_on_capture_change_and_never_executes(book, tmp_path):
         raw = json.loads(path.read_text())
         raw["stdout"] = ["device: cpu", "c = [reloaded from an edited capture]"]
         path.write_text(json.dumps(raw))
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # a rebuild of both languages on 2 loaded cores
         while time.monotonic() < deadline and "reloaded from an edited capture" not in page:
             time.sleep(0.5)
             page = _fetch(url)

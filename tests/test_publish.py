@@ -1,0 +1,392 @@
+"""Publishing: the CI workflows, capture shards, and merging shards' captures back together.
+
+The workflows are checked offline (GitHub's workflow schema vendored in check-jsonschema,
+zizmor --offline). Shards and merge run the real CLI on a tiny temporary project whose
+snippets take a moment each (no torch.compile).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, cli_env, make_project, run_cli, write
+from kernelbook.records import load
+from kernelbook.snippets import discover, shard
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+SITE_CPU = WORKFLOWS / "site-cpu.yml"
+SITE_GPU = WORKFLOWS / "site-gpu.yml"
+
+# Any attempt to reach the network fails fast instead of succeeding by luck.
+OFFLINE = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "",
+           "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9", "no_proxy": ""}
+
+
+def offline_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GH_TOKEN", "GITHUB_TOKEN", "ZIZMOR_GITHUB_TOKEN")}
+    env.update(OFFLINE)
+    return env
+
+
+def workflow(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def steps(doc: dict, job: str) -> list[dict]:
+    return doc["jobs"][job]["steps"]
+
+
+def runs(doc: dict, job: str) -> str:
+    return "\n".join(s.get("run", "") for s in steps(doc, job))
+
+
+# ---------------------------------------------------------------- the workflows
+
+
+def test_both_workflows_exist():
+    assert SITE_CPU.is_file() and SITE_GPU.is_file()
+
+
+def test_workflows_match_githubs_schema_offline():
+    vendored = importlib.resources.files("check_jsonschema.builtin_schemas.vendor").joinpath("github-workflows.json")
+    assert vendored.is_file(), "check-jsonschema no longer vendors the GitHub workflow schema"
+    done = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(SITE_CPU), str(SITE_GPU)],
+        capture_output=True, text=True, timeout=120, env=offline_env(),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _zizmor() -> str:
+    for candidate in (Path(sys.executable).parent / "zizmor", shutil.which("zizmor")):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    pytest.fail("zizmor is not installed: pip install -e '.[test]'")
+
+
+def test_zizmor_finds_nothing_offline():
+    done = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", "--color", "never", str(SITE_CPU), str(SITE_GPU)],
+        capture_output=True, text=True, timeout=120, env=offline_env(), cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout, done.stdout + done.stderr
+
+
+def test_every_ignored_zizmor_finding_says_why():
+    for path in (SITE_CPU, SITE_GPU):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "zizmor:" in line:
+                match = re.search(r"#\s*zizmor:\s*ignore\[[\w,-]+\]\s*(.*)$", line)
+                assert match and len(match.group(1).split()) >= 3, f"{path.name}: an ignore without a reason: {line.strip()}"
+
+
+def test_actions_pinned_by_commit_and_checkout_keeps_no_credentials():
+    for path in (SITE_CPU, SITE_GPU):
+        text = path.read_text(encoding="utf-8")
+        uses = re.findall(r"^\s*-?\s*uses:\s*(\S+)(.*)$", text, re.MULTILINE)
+        assert uses, path.name
+        for ref, rest in uses:
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", ref), f"{path.name}: {ref} is not pinned to a full commit"
+            assert re.match(r"\s*#\s*v\d+(\.\d+)*", rest), f"{path.name}: {ref} has no version comment"
+        doc = workflow(path)
+        for name, job in doc["jobs"].items():
+            for step in job.get("steps", []):
+                if step.get("uses", "").startswith("actions/checkout@"):
+                    assert step.get("with", {}).get("persist-credentials") is False, f"{path.name}: {name}"
+                assert "${{" not in step.get("run", ""), f"{path.name}: {name}: an expression inside a run script"
+
+
+def test_least_privilege_and_concurrency():
+    cpu, gpu = workflow(SITE_CPU), workflow(SITE_GPU)
+    assert cpu["permissions"] == {"contents": "read"}
+    assert gpu["permissions"] == {}
+    for doc in (cpu, gpu):
+        assert doc["concurrency"]["group"]
+    granted = {name: job.get("permissions", {}) for name, job in gpu["jobs"].items()}
+    assert all("permissions" in job for job in gpu["jobs"].values())
+    writers = {name: perms for name, perms in granted.items() if "write" in perms.values()}
+    assert writers == {"deploy": {"pages": "write", "id-token": "write"},
+                       "propose": {"contents": "write", "pull-requests": "write"}}
+    for name in ("deploy", "propose"):
+        assert "refs/heads/main" in gpu["jobs"][name]["if"]
+
+
+def test_cpu_workflow_tests_then_builds_from_committed_captures():
+    doc = workflow(SITE_CPU)
+    triggers = doc[True]  # YAML 1.1 reads the key `on` as true
+    assert "push" in triggers and "pull_request" in triggers
+    job = doc["jobs"]["test-and-build"]
+    assert job["runs-on"] == "ubuntu-latest"
+    names = [s.get("uses", "").split("@")[0] for s in job["steps"]]
+    python = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
+    assert python["with"]["python-version"] == "3.11"
+    script = runs(doc, "test-and-build")
+    assert "sudo apt-get install" in script and "chromium" in script
+    assert script.index("chromium") < script.index("make test") < script.index("kernelbook build --no-capture")
+    upload = job["steps"][names.index("actions/upload-artifact")]
+    assert upload["with"]["path"].rstrip("/") == "site"
+
+
+def test_gpu_workflow_captures_shards_then_checks_builds_and_publishes():
+    doc = workflow(SITE_GPU)
+    triggers = doc[True]
+    assert {"workflow_dispatch", "push", "schedule"} <= set(triggers)
+    assert triggers["push"]["branches"] == ["main"]
+    inputs = triggers["workflow_dispatch"]["inputs"]
+    assert inputs["shards"]["default"] == 1 and inputs["torch_spec"]["default"].startswith("torch==")
+
+    capture = doc["jobs"]["capture"]
+    assert capture["runs-on"] == ["self-hosted", "gpu"]
+    assert capture["needs"] == "plan"
+    assert "needs.plan.outputs.shards" in capture["strategy"]["matrix"]["shard"]
+    assert "kernelbook capture" in runs(doc, "capture") and "--device cuda --shard" in runs(doc, "capture")
+    upload = next(s for s in capture["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["name"].startswith("captures-shard-") and "matrix.shard" in upload["with"]["name"]
+
+    publish = doc["jobs"]["publish"]
+    assert set(publish["needs"]) == {"plan", "capture"}
+    download = next(s for s in publish["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
+    assert download["with"]["pattern"] == "captures-shard-*"
+    script = runs(doc, "publish")
+    order = [script.index(c) for c in ("kernelbook merge", "kernelbook status --strict", "kernelbook build --no-capture")]
+    assert order == sorted(order)
+    used = [s.get("uses", "").split("@")[0] for s in publish["steps"]]
+    assert "actions/upload-pages-artifact" in used
+    assert any(s.get("with", {}).get("name") == "refreshed-captures" for s in publish["steps"])
+
+    deploy = doc["jobs"]["deploy"]
+    assert deploy["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    propose = doc["jobs"]["propose"]
+    assert "kernelbook merge" in runs(doc, "propose")
+    assert any(s.get("uses", "").startswith("peter-evans/create-pull-request@") for s in propose["steps"])
+
+
+def test_workflows_call_only_real_subcommands():
+    from kernelbook.cli import parser
+
+    choices = next(a for a in parser()._actions if a.dest == "command").choices
+    for path in (SITE_CPU, SITE_GPU):
+        doc = workflow(path)
+        called = [sub for job in doc["jobs"] for sub in re.findall(r"(?:bin/|-m )kernelbook\s+([a-z]+)", runs(doc, job))]
+        assert called, path.name
+        for sub in called:
+            assert sub in choices, f"{path.name}: kernelbook {sub}"
+
+
+# ---------------------------------------------------------------- a tiny project, captured in shards
+
+TRACED = """
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+x = torch.ones(16)
+with profile(activities=[ProfilerActivity.CPU]) as prof:
+    y = x + 1
+results = {"total": float(y.sum())}
+print(results["total"])
+"""
+
+# Each snippet run costs a few seconds (the harness imports torch): two snippets, one
+# per shard of 2. ch02/traced leaves a trace sidecar; ch01/hello imports a local helper.
+SNIPPETS = {
+    "ch01/hello.py": 'from _words import WORD\n\nresults = {"greeting": WORD}\nprint(WORD)\n',
+    "ch01/_words.py": 'WORD = "hello"\n',
+    "ch02/traced.py": TRACED,
+}
+
+
+def _capture_files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in (root / "snippets").glob("*/captures/*") if p.is_file()}
+
+
+def _captured_ids(root: Path) -> set[str]:
+    return {f"{p.parent.parent.name}/{p.name.split('.')[0]}" for p in (root / "snippets").glob("*/captures/*.json")}
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory) -> dict[str, Path]:
+    """``base`` (no captures), ``s1``/``s2`` (shard K of 2 captured), ``full`` (shard 1/1)."""
+    top = tmp_path_factory.mktemp("shards")
+    base = make_project(top / "base")
+    for rel, text in SNIPPETS.items():
+        write(base / "snippets" / rel, text)
+    ids = [s.id for s in discover(base)]
+    assert all(shard(discover(base), k, 2) for k in (1, 2)), "pick snippet names that fill both shards"
+    trees = {"base": base}
+    jobs = {}
+    for name, spec in (("s1", "1/2"), ("s2", "2/2"), ("full", "1/1")):
+        trees[name] = shutil.copytree(base, top / name)
+        jobs[name] = subprocess.Popen(
+            [sys.executable, "-m", "kernelbook", "capture", "--device", "cpu", "--shard", spec],
+            cwd=trees[name], env=cli_env(trees[name]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+    for name, proc in jobs.items():
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{name}: {err[-3000:]}"
+    assert _captured_ids(trees["full"]) == set(ids)
+    return trees
+
+
+def test_shard_splits_of_the_real_tree_are_disjoint_and_covering():
+    for snippets in (discover(ROOT), discover(ROOT)[::-1]):  # the order given does not matter
+        for n in range(1, 5):
+            parts = [{s.id for s in shard(snippets, k, n)} for k in range(1, n + 1)]
+            assert set().union(*parts) == {s.id for s in snippets}, n
+            assert sum(len(p) for p in parts) == len(snippets), n
+
+
+def test_cli_shards_are_disjoint_and_cover_everything(shards):
+    snippets = discover(shards["base"])
+    everything = {s.id for s in snippets}
+    for n in range(1, 5):  # the same split the CLI uses, for every N
+        parts = [{s.id for s in shard(snippets, k, n)} for k in range(1, n + 1)]
+        assert set().union(*parts) == everything and sum(map(len, parts)) == len(everything)
+    first, second = _captured_ids(shards["s1"]), _captured_ids(shards["s2"])
+    assert first == {s.id for s in shard(snippets, 1, 2)} and second == {s.id for s in shard(snippets, 2, 2)}
+    assert first and second and not first & second
+    assert first | second == everything == _captured_ids(shards["full"])
+
+
+@pytest.mark.parametrize("spec", ["0/2", "3/2", "x", "1/0", "2", "1/2/3", "a/b", "-1/2", ""])
+def test_bad_shard_is_a_one_line_usage_error(tmp_path, spec):
+    root = make_project(tmp_path / "book")
+    write(root / "snippets" / "ch01" / "hello.py", "print('hello')\n")
+    done = run_cli("capture", "--device", "cpu", f"--shard={spec}", root=root)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelbook: --shard"), done.stderr
+    assert not _capture_files(root)
+
+
+# ---------------------------------------------------------------- merge
+
+
+def _artifact(tree: Path, dest: Path) -> Path:
+    """What the GPU workflow uploads for a shard: its capture files in the tree's layout."""
+    for rel in _capture_files(tree):
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(tree / rel, target)
+    (dest / "shard.txt").write_text("2/2\n", encoding="utf-8")
+    return dest
+
+
+def _fresh_copy(shards: dict[str, Path], dest: Path) -> Path:
+    return shutil.copytree(shards["base"], dest)
+
+
+def test_merging_both_shards_gives_the_full_capture(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    second = _artifact(shards["s2"], tmp_path / "artifact-2")
+    done = run_cli("merge", str(shards["s1"]), str(second), root=target)
+    assert done.returncode == 0, done.stderr
+    assert "merged 2 capture(s) with 1 trace file(s) from 2 folder(s)" in done.stdout
+
+    assert _capture_files(target) == _capture_files(shards["full"])
+    for rel in _capture_files(target):
+        if rel.endswith(".json"):
+            capture = load(target / rel)
+            assert (target / rel).read_bytes() == next(
+                (t / rel).read_bytes() for t in (shards["s1"], shards["s2"]) if (t / rel).exists())
+            for trace in capture.trace_files:
+                assert (target / rel).with_name(trace).is_file()
+    status = run_cli("status", "--json", root=target)
+    states = {(r["snippet"], r["device"]): r["state"] for r in json.loads(status.stdout)}
+    assert {k: v for k, v in states.items() if k[1] == "cpu"} == {(i, "cpu"): "fresh" for i in _captured_ids(shards["full"])}
+
+    again = run_cli("merge", str(shards["s1"]), str(second), root=target)
+    assert again.returncode == 0 and "merged 0 capture(s)" in again.stdout and "2 already identical" in again.stdout
+
+
+def test_the_same_capture_twice_is_no_conflict(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    done = run_cli("merge", str(shards["s1"]), str(_artifact(shards["s1"], tmp_path / "again")), root=target)
+    assert done.returncode == 0, done.stderr
+    assert _capture_files(target) == _capture_files(shards["s1"])
+
+
+def _one_line_error(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelbook: "), done.stderr
+    return lines[0]
+
+
+def test_different_captures_of_one_snippet_are_a_conflict(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    done = run_cli("merge", str(shards["s1"]), str(shards["full"]), root=target)
+    line = _one_line_error(done)
+    assert "conflict" in line and "ch02/traced (cpu)" in line
+    assert str(shards["s1"] / "snippets/ch02/captures/traced.cpu.json") in line
+    assert str(shards["full"] / "snippets/ch02/captures/traced.cpu.json") in line
+    assert not _capture_files(target)  # validated first: nothing was written
+
+
+def test_a_corrupt_capture_is_rejected_by_name(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    bad = _artifact(shards["s1"], tmp_path / "bad")
+    broken = bad / "snippets/ch02/captures/traced.cpu.json"
+    broken.write_text(broken.read_text(encoding="utf-8")[:200], encoding="utf-8")
+    line = _one_line_error(run_cli("merge", str(shards["s2"]), str(bad), root=target))
+    assert str(broken) in line and "not valid JSON" in line
+    assert not _capture_files(target)
+
+    broken.write_text('{"schema": "kernelbook.capture/1"}\n', encoding="utf-8")
+    line = _one_line_error(run_cli("merge", str(bad), root=target))
+    assert str(broken) in line and "malformed" in line
+
+
+def test_a_capture_without_its_trace_is_rejected(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    bad = _artifact(shards["s1"], tmp_path / "bad")
+    (bad / "snippets/ch02/captures/traced.cpu.trace0.json.gz").unlink()
+    line = _one_line_error(run_cli("merge", str(bad), root=target))
+    assert "traced.cpu.json" in line and "trace0" in line
+
+
+def test_a_capture_of_an_unknown_or_misnamed_snippet_is_rejected(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    source = shards["s2"] / "snippets/ch01/captures/hello.cpu.json"
+    ghost = tmp_path / "ghost" / "snippets/ch09/captures/ghost.cpu.json"
+    ghost.parent.mkdir(parents=True)
+    ghost.write_text(source.read_text(encoding="utf-8").replace('"ch01/hello"', '"ch09/ghost"'), encoding="utf-8")
+    line = _one_line_error(run_cli("merge", str(ghost.parents[3]), root=target))
+    assert str(ghost) in line and "ch09/ghost is not in this tree" in line
+
+    misnamed = tmp_path / "misnamed" / "snippets/ch02/captures/traced.cpu.json"
+    misnamed.parent.mkdir(parents=True)
+    shutil.copy2(source, misnamed)
+    line = _one_line_error(run_cli("merge", str(misnamed.parents[3]), root=target))
+    assert str(misnamed) in line and "ch01/hello" in line
+    assert not _capture_files(target)
+
+
+def test_merge_replaces_old_trace_sidecars(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    stale = write(target / "snippets/ch02/captures/traced.cpu.trace1.json.gz", "old\n")
+    done = run_cli("merge", str(shards["s1"]), root=target)
+    assert done.returncode == 0, done.stderr
+    assert not stale.exists()
+    assert _capture_files(target) == _capture_files(shards["s1"])
+
+
+def test_merge_of_nothing_and_of_a_missing_folder(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_cli("merge", str(empty), root=target)
+    assert done.returncode == 0 and "nothing to merge" in done.stdout
+    line = _one_line_error(run_cli("merge", str(tmp_path / "absent"), root=target))
+    assert str(tmp_path / "absent") in line
