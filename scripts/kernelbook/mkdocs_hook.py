@@ -8,7 +8,6 @@ directive, and the build then fails.
 from __future__ import annotations
 
 import logging
-import re
 import posixpath
 import re
 from dataclasses import replace
@@ -141,18 +140,34 @@ def on_files(files, config):
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is None:
         return files
-    pages = {}
+    pages = []
     for file in list(files):
         if _is_notebook(file) and not file.is_documentation_page() and file.src_dir and jupyter.should_include(file):
-            page = NotebookPage(file, config)
-            pages[file.src_uri] = page
+            pages.append(NotebookPage(file, config))
             files.remove(file)
-            files.append(page)
-    for page in pages.values():
-        alternates = getattr(page.download, "alternates", None)
-        if alternates is not None:
-            page.alternates = {lang: pages.get(alt.src_uri) or NotebookPage(alt, config) for lang, alt in alternates.items()}
+            files.append(pages[-1])
+    i18n = config.plugins.get("i18n")
+    if pages and i18n is not None and i18n.config.docs_structure == "folder":
+        for page in pages:
+            page.alternates = _alternates(page, i18n, config)
+        # what i18n's on_files recorded, now with the notebook pages: its sitemap lists them
+        i18n.i18n_files_per_language[i18n.current_language] = files.documentation_pages()
     return files
+
+
+def _alternates(page: NotebookPage, i18n, config) -> dict[str, File]:
+    """The notebook page in each built language that has it (i18n lists only the .ipynb itself)."""
+    from mkdocs_static_i18n.folder import create_i18n_file
+
+    found = {}
+    for lang in i18n.build_languages:
+        src = f"{lang}/{page.norm_src_uri}"
+        if lang == getattr(page, "locale", None):
+            found[lang] = page
+        elif (Path(config.docs_dir) / src).is_file():
+            other = File(src, config.docs_dir, config.site_dir, config.use_directory_urls)
+            found[lang] = NotebookPage(create_i18n_file(other, lang, i18n.default_language, i18n.all_languages, config), config)
+    return found
 
 
 def on_page_content(html, page, config, files):
@@ -162,24 +177,45 @@ def on_page_content(html, page, config, files):
     return html.replace('title="Permanent link"', f'title="{label("permalink", lang)}"')
 
 
-_EXTERNAL_SCRIPT = re.compile(r"<script\b[^>]*\bsrc=[\"']?(?:https?:)?//[^>]*>\s*</script>\s*", re.IGNORECASE)
+_SCRIPT = re.compile(r"(?:<!--[^>]*-->\s*)?<script\b([^>]*)>(.*?)</script>\s*", re.IGNORECASE | re.DOTALL)
+_SRC = re.compile(r"""\bsrc\s*=\s*["']?([^"'\s>]*)""", re.IGNORECASE)
+_OUTSIDE = re.compile(r"""^(?:https?:)?//""", re.IGNORECASE)
+_OUTSIDE_IN_JS = re.compile(r"""["'`](?:https?:)?//[^"'`\s]""", re.IGNORECASE)  # a URL in a string literal
+
+
+def _local_script(match: re.Match) -> str:
+    """Keep a script only if it fetches nothing from outside the site.
+
+    nbconvert's template loads MathJax (its URL is empty here: `src=""`) and, for
+    Mermaid cells, imports Mermaid from a CDN; these notebooks have neither maths nor
+    diagrams, and a page load must request nothing outside the site.
+    """
+    attrs, body = match.group(1), match.group(2)
+    src = _SRC.search(attrs)
+    if src is not None and (not src.group(1) or _OUTSIDE.search(src.group(1))):
+        return ""
+    if "mathjax" in attrs.lower() or _OUTSIDE_IN_JS.search(body):
+        return ""
+    return match.group(0)
 
 
 def _notebook_page(html: str, page, config, lang: str) -> str:
-    """Download and Colab links under the title; no script from outside the site."""
+    """Download and Colab links under the title; no script from outside the site; its own title."""
     chapter = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri).parent.name
     settings = _settings(config)
     bar = notebooks.page_bar(chapter, lang, settings["repository"], settings["branch"])
-    html = _EXTERNAL_SCRIPT.sub("", html)
+    html = _SCRIPT.sub(_local_script, html)
+    if page.title:  # set from the notebook's H1 by mkdocs-jupyter; the nav lists it beside the chapter
+        page.title = notebooks.text("page_title", lang, title=page.title)
     head = html.find("</h1>")
-    return html[: head + 5] + "\n" + bar + html[head + 5 :] if head >= 0 else bar + html
+    html = html[: head + 5] + "\n" + bar + html[head + 5 :] if head >= 0 else bar + html
+    return _NOTEBOOK_STYLE + html
 
 
-def on_post_page(output, page, config):
-    download = getattr(page.file, "download", None)
-    if download is not None:
-        download.copy_file()
-    return output
+# Captured stdout is often a table (the profiler's): scroll it sideways, as the chapter
+# page's output blocks do, instead of nbconvert's wrapping.
+_NOTEBOOK_STYLE = ("<style>.jupyter-wrapper .jp-OutputArea .jp-OutputArea-output pre"
+                   "{white-space:pre;word-break:normal;word-wrap:normal;overflow-x:auto}</style>\n")
 
 
 # static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes
@@ -189,6 +225,9 @@ _HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[
 
 
 def on_post_page(output, page, config):
+    download = getattr(page.file, "download", None)
+    if download is not None:  # a notebook page: its .ipynb beside the chapter page, for the download link
+        download.copy_file()
     return _HEAD_ALTERNATE.sub("", output)
 
 

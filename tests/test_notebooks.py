@@ -1,0 +1,333 @@
+"""Chapter notebooks: generated from the page, the snippets and the captures; run; rendered."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT, copy_project, run_cli
+from kernelbook import notebooks
+from kernelbook.book import load_book
+from kernelbook.labels import label
+
+CHAPTER = "ch01"
+LANGS = ("ja", "en")
+RUN = re.compile(r"^\[\[kb:run[ \t]+(\S+?)[ \t]*\]\][ \t]*$", re.MULTILINE)
+HEADING = re.compile(r"^(#{2,3}) (.+?)\s*\{ #([\w-]+) \}\s*$", re.MULTILINE)
+CPU_SAYS = {"ja": "これは CPU でのキャプチャです", "en": "This is a CPU capture"}
+
+# Read while pytest collects, before any test builds the site: a build regenerates the
+# notebooks in the checkout, which would hide committed notebooks that are out of date.
+COMMITTED = {p.relative_to(ROOT): p.read_bytes() for p in sorted(ROOT.glob(f"docs/*/*/{notebooks.NAME}"))}
+
+
+def page(lang: str, root: Path = ROOT) -> str:
+    return (root / "docs" / lang / CHAPTER / "index.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def book():
+    return load_book(ROOT)
+
+
+@pytest.fixture(scope="module")
+def generated(book) -> dict[str, dict]:
+    site_url = notebooks.site_settings(ROOT)["site_url"]
+    return {lang: notebooks.notebook(page(lang), lang, CHAPTER, book, site_url=site_url) for lang in LANGS}
+
+
+def text(value) -> str:
+    return "".join(value) if isinstance(value, list) else value
+
+
+def code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+# ---------------------------------------------------------------- what the notebook holds
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_valid_nbformat_4_5_with_a_python3_kernel(generated, lang):
+    nb = generated[lang]
+    nbformat.validate(nbformat.from_dict(nb))  # raises when invalid
+    assert (nb["nbformat"], nb["nbformat_minor"]) == (4, 5)
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    ids = [c["id"] for c in nb["cells"]]
+    assert len(ids) == len(set(ids)) and all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", i) for i in ids)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_code_cells_are_exactly_the_snippets_in_page_order(generated, lang):
+    expected = RUN.findall(page(lang))
+    assert expected, "the chapter runs no snippet"
+    cells = code_cells(generated[lang])
+    assert [text(c["source"]) for c in cells] == [(ROOT / "snippets" / f"{sid}.py").read_text(encoding="utf-8") for sid in expected]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_outputs_are_the_shown_captures_stdout(generated, book, lang):
+    for sid, cell in zip(RUN.findall(page(lang)), code_cells(generated[lang])):
+        captured = book[sid].shown.stdout
+        assert cell["execution_count"] is None
+        assert cell["outputs"] == [{"name": "stdout", "output_type": "stream", "text": captured.splitlines(keepends=True)}]
+        assert text(cell["outputs"][0]["text"]) == captured
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_heading_cells_follow_the_page_without_anchors(generated, lang):
+    expected = [f"{hashes} {title}" for hashes, title, _ in HEADING.findall(page(lang))]
+    cells = [c for c in generated[lang]["cells"][1:] if c["cell_type"] == "markdown"]
+    assert [text(c["source"]) for c in cells] == expected
+    assert [c["id"] for c in cells] == [f"h-{anchor}" for *_, anchor in HEADING.findall(page(lang))]
+    # interleaved as on the page: each code cell comes after the heading it sits under
+    order = [text(c["source"]).splitlines()[0] if c["cell_type"] == "markdown" else "RUN" for c in generated[lang]["cells"][1:]]
+    body = re.sub(r"^(#{2,3} .+?)\s*\{ #[\w-]+ \}\s*$", r"\1", page(lang), flags=re.MULTILINE)
+    lines = [ln for ln in body.splitlines() if ln.startswith(("## ", "### ")) or RUN.match(ln)]
+    assert order == ["RUN" if ln.startswith("[[kb:run") else ln for ln in lines]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_first_cell_says_where_and_when_and_plainly_cpu(generated, book, lang):
+    first = generated[lang]["cells"][0]
+    assert first["cell_type"] == "markdown"
+    body = text(first["source"])
+    h1 = next(ln for ln in page(lang).splitlines() if ln.startswith("# "))
+    assert body.splitlines()[0] == h1
+    shown = [book[sid].shown for sid in RUN.findall(page(lang))]
+    for capture in shown:
+        env = capture.environment
+        assert env.device_name in body and f"torch {env.torch}" in body and env.captured_at[:10] in body and "UTC" in body
+    assert (CPU_SAYS[lang] in body) == all(c.device == "cpu" for c in shown)
+    prefix = "" if lang == "ja" else "en/"
+    assert f"({notebooks.site_settings(ROOT)['site_url']}{prefix}{CHAPTER}/)" in body  # back to the chapter page
+
+
+def _with_device(entry, device: str, name: str):
+    capture = dataclasses.replace(entry.shown, device=device,
+                                  environment=dataclasses.replace(entry.shown.environment, device_kind=device, device_name=name, cuda="12.4" if device == "cuda" else None))
+    return dataclasses.replace(entry, cuda=capture if device == "cuda" else None, cpu=capture if device == "cpu" else None)
+
+
+def test_provenance_for_gpu_and_mixed_captures(book):
+    sids = RUN.findall(page("en"))
+    gpu = {sid: _with_device(book[sid], "cuda", "NVIDIA H100 80GB HBM3") for sid in sids}
+    body = text(notebooks.notebook(page("en"), "en", CHAPTER, gpu)["cells"][0]["source"])
+    assert "NVIDIA H100 80GB HBM3" in body and "CUDA 12.4" in body and "CPU" not in body
+    mixed = dict(gpu, **{sids[0]: book[sids[0]]})
+    for lang in LANGS:
+        body = text(notebooks.notebook(page(lang), lang, CHAPTER, mixed)["cells"][0]["source"])
+        assert "NVIDIA H100 80GB HBM3" in body and book[sids[0]].shown.environment.device_name in body
+        assert f"`{sids[0]}`" in body and CPU_SAYS[lang] not in body
+        assert ("CPU でのキャプチャです" if lang == "ja" else "are CPU captures") in body
+
+
+def test_deterministic_json_and_stable_ids(book, generated):
+    again = notebooks.notebook(page("ja"), "ja", CHAPTER, book, site_url=notebooks.site_settings(ROOT)["site_url"])
+    assert notebooks.dumps(again) == notebooks.dumps(generated["ja"])
+    dumped = notebooks.dumps(generated["ja"])
+    assert json.loads(dumped) == generated["ja"]
+    assert dumped == json.dumps(generated["ja"], indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    assert '"execution":' not in dumped and not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", dumped)  # no run timestamps
+    assert [c["id"] for c in code_cells(generated["ja"])] == [f"run-{sid.split('/')[1].replace('_', '-')}" for sid in RUN.findall(page("ja"))]
+
+
+def test_outline_skips_fenced_code_and_reads_anchors():
+    md = "# Title { #top }\n\n```python\n## not a heading\n[[kb:run ch01/nope]]\n```\n\n## Real { #real }\n\n[[kb:run ch01/yes]]\n\n~~~\n### no\n~~~\n### Sub\n"
+    title, items = notebooks.outline(md)
+    assert title == "Title"
+    assert items == [("heading", "## Real", "real"), ("run", "ch01/yes", ""), ("heading", "### Sub", "")]
+
+
+# ---------------------------------------------------------------- regenerated only on change
+
+
+def test_committed_notebooks_are_up_to_date(tmp_path):
+    """The .ipynb files in the checkout (Colab opens them on GitHub) match a fresh generation."""
+    copy = copy_project(tmp_path / "book")
+    for path in copy.glob(f"docs/*/*/{notebooks.NAME}"):
+        path.unlink()
+    written = notebooks.generate_all(copy)
+    fresh = {p.relative_to(copy): p.read_bytes() for p in written}
+    assert sorted(fresh) == sorted(COMMITTED), "a chapter's notebook is missing or has no chapter: run `kernelbook notebooks`"
+    stale = [str(p) for p in fresh if fresh[p] != COMMITTED[p]]
+    assert not stale, f"out of date (run `kernelbook notebooks` and commit): {stale}"
+
+
+def test_write_if_changed_leaves_an_unchanged_file_alone(tmp_path, generated):
+    path = tmp_path / "nb" / notebooks.NAME
+    assert notebooks.write_if_changed(path, generated["en"]) is True
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+    assert notebooks.write_if_changed(path, generated["en"]) is False
+    assert path.stat().st_mtime == pytest.approx(old)
+    assert notebooks.write_if_changed(path, generated["ja"]) is True
+    assert path.stat().st_mtime > old + 1800
+
+
+def test_regenerated_only_when_a_heading_or_a_capture_changes(tmp_path):
+    copy = copy_project(tmp_path / "book")
+    notebooks.generate_all(copy)
+    ja, en = (copy / "docs" / lang / CHAPTER / notebooks.NAME for lang in LANGS)
+    assert notebooks.generate_all(copy) == [] and notebooks.stale(copy) == []
+    old = time.time() - 3600
+    for p in (ja, en):
+        os.utime(p, (old, old))
+    # A heading changes in one language: only that notebook is rewritten.
+    index = copy / "docs" / "en" / CHAPTER / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("## Summary { #summary }", "## In short { #summary }"), encoding="utf-8")
+    assert notebooks.stale(copy) == [en] and en.stat().st_mtime == pytest.approx(old)  # --check writes nothing
+    assert notebooks.generate_all(copy) == [en]
+    assert ja.stat().st_mtime == pytest.approx(old) and "## In short" in en.read_text(encoding="utf-8")
+    # A capture changes (test data in a throwaway copy): both languages show it.
+    capture = copy / "snippets" / CHAPTER / "captures" / "first_kernel.cpu.json"
+    raw = json.loads(capture.read_text(encoding="utf-8"))
+    raw["stdout"] = ["device: cpu", "c = [an edited capture]"]
+    capture.write_text(json.dumps(raw), encoding="utf-8")
+    assert sorted(notebooks.generate_all(copy)) == sorted([ja, en])
+    assert "c = [an edited capture]" in ja.read_text(encoding="utf-8")
+    assert notebooks.generate_all(copy) == []
+
+
+def test_cli_notebooks_check_lists_stale_without_writing(tmp_path):
+    copy = copy_project(tmp_path / "book")
+    assert run_cli("notebooks", root=copy).returncode == 0
+    done = run_cli("notebooks", "--check", root=copy)
+    assert done.returncode == 0, done.stdout + done.stderr
+    path = copy / "docs" / "ja" / CHAPTER / notebooks.NAME
+    before = path.read_bytes()
+    index = copy / "docs" / "ja" / CHAPTER / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("## まとめ { #summary }", "## おさらい { #summary }"), encoding="utf-8")
+    done = run_cli("notebooks", "--check", root=copy)
+    assert done.returncode == 1 and f"docs/ja/{CHAPTER}/{notebooks.NAME}" in done.stdout and "en/" not in done.stdout
+    assert path.read_bytes() == before
+    done = run_cli("notebooks", root=copy)
+    assert done.returncode == 0 and f"wrote docs/ja/{CHAPTER}/{notebooks.NAME}" in done.stdout
+    assert run_cli("notebooks", "--check", root=copy).returncode == 0
+
+
+# ---------------------------------------------------------------- links
+
+
+def test_colab_url_and_chapter_links():
+    settings = notebooks.site_settings(ROOT)
+    owner, name = settings["repository"].split("/")
+    for lang in LANGS:
+        url = notebooks.colab_url(settings["repository"], settings["branch"], lang, CHAPTER)
+        assert url == f"https://colab.research.google.com/github/{owner}/{name}/blob/{settings['branch']}/docs/{lang}/{CHAPTER}/notebook.ipynb"
+        block = notebooks.notebook_links(CHAPTER, lang, settings["repository"], settings["branch"])
+        assert block.startswith(f'!!! example kb-notebook "{label("nb_title", lang)}"')
+        for key in ("nb_body", "nb_view", "nb_download", "nb_colab"):
+            assert label(key, lang) in block
+        assert 'href="notebook/"' in block and 'href="notebook.ipynb"' in block and f'href="{url}"' in block
+    assert 'href="ch01/notebook/"' in notebooks.notebook_links(CHAPTER, "en", "o/n", "main", base="ch01/")
+    assert "colab" not in notebooks.notebook_links(CHAPTER, "en", "", "main")
+
+
+# ---------------------------------------------------------------- run top to bottom
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_notebook_runs_top_to_bottom_in_a_fresh_kernel_on_the_cpu(tmp_path, monkeypatch, book, lang):
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # the kernel inherits it: the CPU, even on a GPU machine
+    nb = nbformat.read(ROOT / "docs" / lang / CHAPTER / notebooks.NAME, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    started = time.monotonic()
+    NotebookClient(nb, kernel_name="python3", timeout=900, allow_errors=False,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    print(f"{lang}: executed in {time.monotonic() - started:.1f} s")
+    nbformat.validate(nb)
+    sids = RUN.findall(page(lang))
+    for sid, cell in zip(sids, [c for c in nb.cells if c.cell_type == "code"]):
+        assert cell.execution_count is not None
+        out = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+        assert out, f"{sid} printed nothing"
+        assert not [o for o in cell.outputs if o.output_type == "error"]
+    # Outputs that don't depend on timing are what the CPU capture says.
+    first_kernel = next(c for sid, c in zip(sids, [c for c in nb.cells if c.cell_type == "code"]) if sid == "ch01/first_kernel")
+    if book["ch01/first_kernel"].shown.device == "cpu":
+        assert "".join(o.text for o in first_kernel.outputs) == book["ch01/first_kernel"].shown.stdout
+
+
+# ---------------------------------------------------------------- the built site
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang):
+    prefix = built_site if lang == "ja" else built_site / "en"
+    page_html = (prefix / CHAPTER / "notebook" / "index.html").read_text(encoding="utf-8")
+    assert page_html.lstrip().lower().startswith("<!doctype html>")  # a page, not the JSON as a download
+    assert '"cell_type"' not in page_html and "jp-CodeCell" in page_html and "jp-OutputArea" in page_html
+    assert re.findall(r'class="jp-Cell jp-CodeCell[^"]*" id="cell-id=([\w-]+)"', page_html) == [c["id"] for c in code_cells(generated[lang])]
+    for cell in code_cells(generated[lang]):  # each snippet's first line (a comment: one highlighted span) and output
+        assert html.escape(text(cell["source"]).splitlines()[0], quote=False) in page_html
+        assert html.escape(text(cell["outputs"][0]["text"]).splitlines()[0].strip(), quote=False) in page_html
+    assert f'lang="{lang}"' in page_html
+    assert label("nb_download", lang) in page_html and "colab.research.google.com/github/" in page_html
+    for tag in re.findall(r"<script\b[^>]*>", page_html):  # nothing fetched from outside the site
+        src = re.search(r'src="([^"]*)"', tag)
+        assert src is None or (src.group(1) and not re.match(r"(https?:)?//", src.group(1))), tag
+    assert "cdnjs" not in page_html and "mathjax" not in page_html.lower()
+    other = "en" if lang == "ja" else "ja"
+    assert re.search(rf'href="[./]*{"en/" if other == "en" else ""}{CHAPTER}/notebook/" hreflang="{other}"', page_html)
+    # the download: the .ipynb itself, next to the chapter page
+    download = prefix / CHAPTER / notebooks.NAME
+    assert download.read_bytes() == (ROOT / "docs" / lang / CHAPTER / notebooks.NAME).read_bytes()
+    chapter = (prefix / CHAPTER / "index.html").read_text(encoding="utf-8")
+    assert 'class="admonition example kb-notebook"' in chapter
+    assert 'href="notebook/"' in chapter and 'href="notebook.ipynb"' in chapter
+    settings = notebooks.site_settings(ROOT)
+    assert f'href="{notebooks.colab_url(settings["repository"], settings["branch"], lang, CHAPTER)}"' in chapter
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    assert f"{settings['site_url']}{'' if lang == 'ja' else 'en/'}{CHAPTER}/notebook/</loc>" in sitemap
+
+
+def test_notebook_pages_load_in_a_browser_from_the_site_alone(built_site):
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("no chromium on PATH")
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/"
+    outside, failed = [], []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"])
+            tab = browser.new_page()
+            tab.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else outside.append(r.url))
+            tab.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+            for path, lang in ((f"{CHAPTER}/notebook/", "ja"), (f"en/{CHAPTER}/notebook/", "en")):
+                tab.goto(base + path, wait_until="networkidle")
+                assert tab.locator(".jp-CodeCell .jp-InputArea").first.is_visible()
+                assert tab.locator("a.kb-nb-colab").get_attribute("href").startswith("https://colab.research.google.com/github/")
+                href = tab.locator("a.kb-nb-download").get_attribute("href")
+                assert href == "../notebook.ipynb"
+                assert tab.request.get(base + path + href).ok
+            browser.close()
+    finally:
+        server.shutdown()
+    assert outside == [] and failed == []
