@@ -244,11 +244,19 @@ def capture(
 ) -> list[Outcome]:
     device = resolve_device(requested_device)
     todo = plan(root, snippets, device, force)
+    if device == "cuda" and todo:
+        try:
+            probe(python)
+        except KernelbookError as exc:
+            if requested_device != "auto":
+                raise
+            # A driver but a CPU-only torch: "best device present" is then the CPU.
+            print(f"{exc}; --device auto falls back to the CPU", file=log)
+            device = "cpu"
+            todo = plan(root, snippets, device, force)
     if not todo:
         print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
         return []
-    if device == "cuda":
-        probe(python)
     if jobs is None:  # one GPU: kernels timed side by side would disturb each other
         jobs = 1 if device == "cuda" else min(len(todo), os.cpu_count() or 1)
     print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)

@@ -1,0 +1,276 @@
+"""Kernel extraction against real A100 traces, CPU traces made here, and the CLI on bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from conftest import BIG_TRACE, ROOT, SIMPLE_ADD, run_cli
+from kernelbook.kernels import TraceError, extract, is_cuda_trace, load_trace, short_name
+
+NOT_KERNELS = ("gpu_memcpy", "gpu_memset", "cuda_sync", "gpu_user_annotation")
+
+
+def raw_events(path: Path) -> list[dict]:
+    """The trace read with nothing but gzip and json: the independent ground truth."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return json.load(handle)["traceEvents"]
+
+
+def kernel_truth(path: Path) -> tuple[Counter, dict[str, float]]:
+    counts: Counter = Counter()
+    times: dict[str, float] = defaultdict(float)
+    for e in raw_events(path):
+        if isinstance(e, dict) and e.get("cat") == "kernel" and e.get("ph") == "X":
+            counts[e["name"]] += 1
+            times[e["name"]] += float(e.get("dur", 0))
+    return counts, times
+
+
+def by_substring(kernels, text: str):
+    found = [k for k in kernels if text in k.name]
+    assert len(found) == 1, f"expected one kernel name containing {text!r}, got {[k.name for k in found]}"
+    return found[0]
+
+
+# ---------------------------------------------------------------- real CUDA traces
+
+
+def test_simple_add_trace(real_traces):
+    path = real_traces / SIMPLE_ADD
+    found = extract(load_trace(path))
+    assert found.device_kind == "cuda"
+    assert found.launches == 4
+    assert len(found.kernels) == 2
+    assert [k.count for k in found.kernels] == [2, 2]
+    counts, times = kernel_truth(path)
+    assert {k.name: k.count for k in found.kernels} == dict(counts)
+    for k in found.kernels:
+        assert k.time_us == pytest.approx(times[k.name])
+    assert "uniform" in by_substring(found.kernels, "distribution_elementwise_grid_stride_kernel").name
+    by_substring(found.kernels, "CUDAFunctor_add")
+
+
+def test_big_trace_counts(real_traces):
+    path = real_traces / BIG_TRACE
+    found = extract(load_trace(path))
+    assert found.device_kind == "cuda"
+    assert found.launches == 79
+    assert len(found.kernels) == 16
+    assert sum(k.count for k in found.kernels) == 79
+    counts, times = kernel_truth(path)
+    assert {k.name: k.count for k in found.kernels} == dict(counts)
+    for k in found.kernels:
+        assert k.time_us == pytest.approx(times[k.name])
+    # Exact counts read off the trace by hand (see the fixture README's table).
+    assert by_substring(found.kernels, "launch_clamp_scalar").count == 14  # relu
+    assert by_substring(found.kernels, "CUDAFunctor_add").count == 10
+    assert by_substring(found.kernels, "nchwToNhwcKernel").count == 12
+    assert by_substring(found.kernels, "max_pool_forward_nchw").count == 6
+    assert by_substring(found.kernels, "ampere_sgemm_32x32_sliced1x4_tn").count == 6
+    assert by_substring(found.kernels, "fused_dropout_kernel_vec").count == 4
+    assert by_substring(found.kernels, "distribution_elementwise_grid_stride_kernel").count == 1
+    # In order of first launch.
+    kernel_events = sorted((e for e in raw_events(path) if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    assert found.kernels[0].name == kernel_events[0]["name"]
+    assert sum(1 for e in found.events if e.kind == "kernel") == 79
+
+
+def test_memcpy_memset_sync_never_counted(real_traces):
+    path = real_traces / BIG_TRACE
+    events = raw_events(path)
+    other = Counter(e.get("cat") for e in events if isinstance(e, dict) and e.get("cat") in NOT_KERNELS)
+    assert other == {"gpu_memcpy": 16, "gpu_memset": 3, "cuda_sync": 41}  # they are there...
+    other_names = {e["name"] for e in events if isinstance(e, dict) and e.get("cat") in NOT_KERNELS}
+    found = extract(load_trace(path))
+    assert not other_names & {k.name for k in found.kernels}  # ...and never counted
+    assert not any(k.name.startswith(("Memcpy", "Memset")) for k in found.kernels)
+
+
+def test_compiled_graph_annotation_not_counted(real_traces):
+    """A ``## Call CompiledFxGraph ##`` GPU annotation spans kernels; it must not count as one."""
+    trace = load_trace(real_traces / SIMPLE_ADD)
+    kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
+    start = min(e["ts"] for e in kernels)
+    end = max(e["ts"] + e["dur"] for e in kernels)
+    trace["traceEvents"].append({"ph": "X", "cat": "gpu_user_annotation", "name": "## Call CompiledFxGraph abc ##",
+                                 "pid": kernels[0]["pid"], "tid": kernels[0]["tid"], "ts": start, "dur": end - start})
+    found = extract(trace)
+    assert found.launches == 4 and len(found.kernels) == 2
+
+
+def test_is_cuda_trace(real_traces, cpu_traces):
+    for name in (SIMPLE_ADD, BIG_TRACE):
+        trace = load_trace(real_traces / name)
+        assert is_cuda_trace(trace)
+        trace.pop("deviceProperties", None)  # decided by the GPU-side events alone too
+        assert is_cuda_trace(trace)
+    for path in cpu_traces.values():
+        trace = load_trace(path)
+        assert not is_cuda_trace(trace), path
+
+
+def test_short_name_on_real_names(real_traces):
+    names = {e["name"] for name in (SIMPLE_ADD, BIG_TRACE) for e in raw_events(real_traces / name) if e.get("cat") == "kernel"}
+    assert len(names) == 17
+    shorts = {name: short_name(name) for name in names}
+    for name, short in shorts.items():
+        assert short, name
+        assert "(" not in short and ")" not in short, short
+        assert not short.startswith("void ") and "anonymous namespace" not in short, short
+        assert len(short) <= 60, short
+    values = set(shorts.values())
+    assert "vectorized_elementwise_kernel<CUDAFunctor_add>" in values
+    assert "elementwise_kernel<CUDAFunctor_add>" in values
+    assert "vectorized_elementwise_kernel<launch_clamp_scalar>" in values
+    assert "ampere_sgemm_32x32_sliced1x4_tn" in values
+    assert short_name("graph_0_cpp_fused_add_relu_0") == "cpp_fused_add_relu_0"
+    assert short_name("x" * 200, limit=60) == "x" * 59 + "…"
+
+
+# ---------------------------------------------------------------- CPU traces made here
+
+
+def test_cpu_eager_is_two_kernels(cpu_traces):
+    found = extract(load_trace(cpu_traces["eager"]))
+    assert found.device_kind == "cpu"
+    assert [k.name for k in found.kernels] == ["aten::add", "aten::clamp_min"]
+    assert [k.count for k in found.kernels] == [1, 1]
+    assert found.launches == 2
+
+
+def test_cpu_compiled_is_one_fused_kernel(cpu_traces):
+    found = extract(load_trace(cpu_traces["compiled"]))
+    assert found.device_kind == "cpu"
+    assert found.launches == 1
+    assert len(found.kernels) == 1
+    (kernel,) = found.kernels
+    assert "cpp_fused_add_relu_0" in kernel.name
+    assert short_name(kernel.name) == "cpp_fused_add_relu_0"
+    # Nothing from eager leaks in: no aten op ran the work.
+    assert not any(k.name.startswith("aten::") for k in found.kernels)
+
+
+@pytest.mark.parametrize("case,expected", [
+    ("add_scalar", ["aten::add"]),  # not the aten::copy_ that wraps the 1
+    ("sum", ["aten::sum"]),  # not the aten::fill_ that zeroes its output
+    ("where", ["aten::gt", "aten::where"]),
+    ("convert", ["aten::_to_copy"]),  # a conversion of its own is one kernel
+])
+def test_cpu_ops_that_prepare_their_arguments(cpu_traces, case, expected):
+    found = extract(load_trace(cpu_traces[case]))
+    assert [k.name for k in found.kernels] == expected
+    assert found.launches == len(expected)
+
+
+def _op(name, ts, dur, tid=1):
+    return {"ph": "X", "cat": "cpu_op", "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid}
+
+
+def test_cpu_rule_on_nested_ops():
+    events = [
+        _op("aten::relu", 0, 10), _op("aten::clamp_min", 1, 8),  # composite -> the inner op
+        _op("aten::add", 20, 10), _op("aten::to", 21, 5), _op("aten::_to_copy", 22, 3),
+        _op("aten::empty_strided", 22.5, 0.5), _op("aten::copy_", 23, 1),  # add's own scalar cast
+        _op("aten::copy_", 40, 5),  # a copy the user asked for
+        _op("aten::empty", 50, 1), _op("aten::view", 52, 1),  # no work at all
+        _op("aten::mul", 0, 4, tid=2),  # same time, another thread: its own kernel
+        _op("Torch-Compiled Region: 0/0", 60, 20), _op("## Call CompiledFxGraph x ##", 61, 18),
+        _op("graph_0_cpp_fused_add_relu_0", 62, 16),
+    ]
+    found = extract({"traceEvents": events}, device_kind="cpu")
+    assert [(k.name, k.count) for k in found.kernels] == [
+        ("aten::mul", 1), ("aten::clamp_min", 1), ("aten::add", 1), ("aten::copy_", 1), ("graph_0_cpp_fused_add_relu_0", 1)]
+    assert found.launches == 5
+
+
+def test_cpu_traces_through_cli(cpu_traces):
+    for name, expected in (("eager", ["aten::add", "aten::clamp_min"]), ("compiled", None)):
+        done = run_cli("kernels", str(cpu_traces[name]), "--json")
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert out["device_kind"] == "cpu"
+        if expected:
+            assert [k["name"] for k in out["kernels"]] == expected and out["launches"] == 2
+        else:
+            assert [k["short_name"] for k in out["kernels"]] == ["cpp_fused_add_relu_0"] and out["launches"] == 1
+
+
+# ---------------------------------------------------------------- the CLI
+
+
+def _bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (file, a word the one-line message must contain)."""
+    real = (ROOT.parent / "shared/fixtures/real-traces" / SIMPLE_ADD)
+    gz = real.read_bytes() if real.is_file() else gzip.compress(b'{"traceEvents": []}' * 4000)
+    cases = {
+        "not_json": ("notes.json", b"this is not json at all\n", "not JSON"),
+        "truncated_gzip": ("cut.json.gz", gz[: len(gz) // 2], "gzip"),
+        "no_trace_events": ("other.json", b'{"foo": [1, 2, 3]}', "traceEvents"),
+        "empty_trace": ("empty.json", b'{"traceEvents": []}', "empty"),
+        "capture_of_other_schema": ("old.cpu.json", b'{"schema": "kernelbook.capture/99", "snippet": "ch01/x"}', "schema"),
+    }
+    out = {}
+    for key, (name, data, word) in cases.items():
+        (tmp / name).write_bytes(data)
+        out[key] = (tmp / name, word)
+    out["missing"] = (tmp / "no-such-trace.json", "no such file")
+    out["folder"] = (tmp / "a-folder.json", "cannot read")
+    (tmp / "a-folder.json").mkdir()
+    return out
+
+
+@pytest.mark.parametrize("case", ["not_json", "truncated_gzip", "no_trace_events", "empty_trace", "missing", "folder",
+                                  "capture_of_other_schema"])
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, case):
+    path, word = _bad_inputs(tmp_path)[case]
+    done = run_cli("kernels", str(path))
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert str(path) in lines[0]
+    assert word.lower() in lines[0].lower(), lines[0]
+    assert done.stdout == ""
+    if case != "capture_of_other_schema":
+        with pytest.raises(TraceError, match=str(path.name)):
+            load_trace(path)
+
+
+def test_cli_json_on_real_trace(real_traces):
+    done = run_cli("kernels", str(real_traces / BIG_TRACE), "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["launches"] == 79
+    assert out["device_kind"] == "cuda"
+    assert len(out["kernels"]) == 16
+    assert sum(k["count"] for k in out["kernels"]) == 79
+    for k in out["kernels"]:
+        assert set(k) >= {"name", "count", "time_us", "short_name"}
+    counts, _ = kernel_truth(real_traces / BIG_TRACE)
+    assert {k["name"]: k["count"] for k in out["kernels"]} == dict(counts)
+
+
+def test_cli_table_on_real_trace(real_traces):
+    done = run_cli("kernels", str(real_traces / SIMPLE_ADD))
+    assert done.returncode == 0, done.stderr
+    assert "vectorized_elementwise_kernel<CUDAFunctor_add>" in done.stdout
+    assert done.stdout.strip().splitlines()[-1].split()[0] == "4"
+
+
+def test_cli_json_on_committed_capture():
+    path = ROOT / "snippets/ch01/captures/eager_profile.cpu.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    done = run_cli("kernels", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    last = raw["sessions"][-1]
+    assert out["launches"] == last["launches"] == 2
+    assert [k["name"] for k in out["kernels"]] == [k["name"] for k in last["kernels"]] == ["aten::add", "aten::clamp_min"]
+    assert [k["count"] for k in out["kernels"]] == [1, 1]
+    assert out["device_kind"] == "cpu"

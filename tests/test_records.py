@@ -1,0 +1,140 @@
+"""Capture records: JSON round trip, validation that names the file, committed captures."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import stat
+
+import pytest
+
+from conftest import ROOT
+from kernelbook import CAPTURE_FORMAT
+from kernelbook.records import (
+    SCHEMA, Capture, CaptureError, Environment, Event, Freshness, Kernel, Session, dumps, from_json, load, to_json,
+    write_atomic,
+)
+from kernelbook.snippets import discover
+
+
+def sample() -> Capture:
+    return Capture(
+        snippet="ch01/eager_profile",
+        device="cuda",
+        freshness=Freshness(source_hash="ab" * 32, format=CAPTURE_FORMAT, torch="2.13.0+cu128"),
+        environment=Environment(
+            device_kind="cuda", device_name="NVIDIA H100 80GB HBM3", torch="2.13.0+cu128", python="3.12.3",
+            platform="Linux-x86_64", captured_at="2026-01-02T03:04:05Z", compute_capability="9.0",
+            driver="570.1", cuda="12.8", triton="3.5.0", git_commit="0123456789ab-dirty",
+            settings={"torch_threads": 8, "CUDA_VISIBLE_DEVICES": None},
+        ),
+        wall_time_s=0.125,
+        stdout="line one\n  indented <b>&</b> 日本語\n\n",
+        stderr="a warning\n",
+        sessions=(
+            Session(0, "cuda",
+                    (Kernel("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, …>(…)", 2, 6.5),
+                     Kernel("triton_poi_fused_add_relu_0", 1, 3.25)),
+                    3,
+                    (Event("launch", "cudaLaunchKernel", 0.0, 4.0), Event("kernel", "triton_poi_fused_add_relu_0", 5.0, 3.25))),
+            Session(1, "cuda", (), 0),
+        ),
+        data={"rows": [{"n": 100, "s": 1.5e-06}], "device": "cuda", "nested": {"empty": [], "none": None}},
+        trace_files=("eager_profile.cuda.trace0.json.gz", "eager_profile.cuda.trace1.json.gz"),
+    )
+
+
+def test_round_trip():
+    cap = sample()
+    text = dumps(cap)
+    assert text.endswith("\n")
+    raw = json.loads(text)
+    assert raw["schema"] == SCHEMA == f"kernelbook.capture/{CAPTURE_FORMAT}"
+    assert raw["stdout"] == ["line one", "  indented <b>&</b> 日本語", ""]  # one line per line: readable diffs
+    back = from_json(raw, "x.json")
+    assert back == cap
+    assert dumps(back) == text
+    assert json.loads(json.dumps(to_json(cap))) == raw  # the compact layout is plain JSON
+    assert back.last_session.index == 1
+    assert back.sessions[0].kernel_time_us == pytest.approx(9.75)
+
+
+def test_round_trip_empty_output_and_no_data():
+    cap = dataclasses.replace(sample(), stdout="", stderr="", data=None, sessions=(), trace_files=())
+    back = from_json(json.loads(dumps(cap)), "x.json")
+    assert back == cap
+    assert back.last_session is None
+
+
+def test_load_and_write_atomic(tmp_path):
+    path = tmp_path / "captures" / "eager_profile.cuda.json"
+    write_atomic(path, dumps(sample()).encode("utf-8"))
+    assert load(path) == sample()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    write_atomic(path, b"{}")  # replaces in one step, leaves no temporary files behind
+    assert path.read_bytes() == b"{}"
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_schema_mismatch_names_file(tmp_path):
+    raw = to_json(sample())
+    raw["schema"] = "kernelbook.capture/999"
+    with pytest.raises(CaptureError, match=r"old\.json.*schema.*kernelbook\.capture/999"):
+        from_json(raw, "old.json")
+    raw.pop("schema")
+    with pytest.raises(CaptureError, match=r"old\.json.*schema"):
+        from_json(raw, "old.json")
+
+
+@pytest.mark.parametrize("breakage", ["no_sessions", "kernel_count_text", "unknown_field", "unknown_top_level_field", "bad_device", "not_object"])
+def test_malformed_names_file(breakage):
+    raw = to_json(sample())
+    if breakage == "no_sessions":
+        del raw["sessions"]
+    elif breakage == "kernel_count_text":
+        raw["sessions"][0]["kernels"][0]["count"] = "two"
+    elif breakage == "unknown_field":
+        raw["environment"]["colour"] = "blue"
+    elif breakage == "unknown_top_level_field":  # e.g. an older layout's "trace_file"
+        raw["trace_file"] = "trace0.json.gz"
+    elif breakage == "bad_device":
+        raw["device"] = "tpu"
+    else:
+        raw = [raw]
+    with pytest.raises(CaptureError, match=r"^snippets/ch01/captures/x\.cuda\.json: "):
+        from_json(raw, "snippets/ch01/captures/x.cuda.json")
+
+
+def test_load_bad_files_name_the_file(tmp_path):
+    broken = tmp_path / "broken.cpu.json"
+    broken.write_text('{"schema": "kernelbook.capture/1", ', encoding="utf-8")
+    with pytest.raises(CaptureError, match=r"broken\.cpu\.json: not valid JSON"):
+        load(broken)
+    with pytest.raises(CaptureError, match=r"missing\.cpu\.json: cannot read"):
+        load(tmp_path / "missing.cpu.json")
+
+
+def test_committed_captures_load():
+    loaded = 0
+    for snippet in discover(ROOT):
+        for device in ("cuda", "cpu"):
+            path = snippet.capture_path(device)
+            if not path.exists():
+                continue
+            cap = load(path)  # CaptureError here: re-run `kernelbook capture --device cpu`
+            loaded += 1
+            assert cap.snippet == snippet.id and cap.device == device
+            assert cap.environment.device_kind == device
+            assert cap.freshness.format == CAPTURE_FORMAT
+            assert len(cap.trace_files) == len(cap.sessions), f"{path}: one trace per session"
+            for name in cap.trace_files:
+                assert (path.parent / name).is_file(), name
+            assert dumps(cap) == path.read_text(encoding="utf-8")  # written by dumps, untouched since
+    assert loaded >= 5
+
+
+def test_committed_profile_captures_have_kernels():
+    eager = load(ROOT / "snippets/ch01/captures/eager_profile.cpu.json")
+    compiled = load(ROOT / "snippets/ch01/captures/compiled_profile.cpu.json")
+    assert [k.name for k in eager.last_session.kernels] == ["aten::add", "aten::clamp_min"]
+    assert [k.name for k in compiled.last_session.kernels] == ["graph_0_cpp_fused_add_relu_0"]
