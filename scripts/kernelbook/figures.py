@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -431,8 +432,12 @@ FONT = 14  # body text, in viewBox units (every viewBox is 720 wide)
 SMALL = 13  # ticks, kernel names, notes: never below 11, so that 375 px screens can still read it
 
 
-def _css(cls: str) -> str:
-    """Styles scoped to one figure in one language: colours by role, never hard-coded."""
+def _css(cls: str, body: str = "") -> str:
+    """Styles scoped to one figure in one language: colours by role, never hard-coded.
+
+    Only the rules whose classes the drawing uses are kept: the SVG is inlined in the
+    page, so every byte here is a byte of every page load.
+    """
     s = f".{cls}"
     rules = [
         f"{s}{{color:{FG}}}",
@@ -460,7 +465,9 @@ def _css(cls: str) -> str:
         f"{s} .kb-roof{{stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4}}",
         f"{s} text.kb-roof-label{{fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke}}",
     ]
-    return "".join(rules)
+    used = set(re.findall(r'class="([^"]*)"', body))
+    used = {c for group in used for c in group.split()}
+    return "".join(r for r in rules if all(c in used for c in re.findall(r"\.(kb-[\w-]+)", r.split("{")[0])[1:]))
 
 
 def _svg(name: str, lang: str, width: int, height: float, alt: str, body: Sequence[str]) -> str:
@@ -471,7 +478,7 @@ def _svg(name: str, lang: str, width: int, height: float, alt: str, body: Sequen
         f'width="100%" role="img" aria-labelledby="{title_id}" lang="{lang}" '
         f'style="height:auto;max-width:100%;display:block">'
     )
-    parts = [head, f'<title id="{title_id}">{_esc(alt)}</title>', f"<style>{_css(cls)}</style>", *body, "</svg>"]
+    parts = [head, f'<title id="{title_id}">{_esc(alt)}</title>', f"<style>{_css(cls, ''.join(body))}</style>", *body, "</svg>"]
     return "\n".join(parts)
 
 

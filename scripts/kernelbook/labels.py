@@ -20,6 +20,10 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "この例の GPU (CUDA) でのキャプチャはまだありません。ここに示す出力とカーネルは CPU で実行したときのもので、カーネル名も時間も GPU とは異なります。CPU では、inductor の `cpp_fused_*` カーネルが profiler に現れるよう、実行時に `torch._inductor.config.cpp.enable_kernel_profile` を有効にしています。",
         "en": "There is no GPU (CUDA) capture of this example yet. The output and kernels below come from a run on the CPU; kernel names and times differ from a GPU's. On the CPU the harness turns on `torch._inductor.config.cpp.enable_kernel_profile` so that inductor's `cpp_fused_*` kernels show up in the profiler.",
     },
+    "cpu_again": {
+        "ja": "この例も CPU で実行した結果です。詳しくは、このページで最初の CPU の注意書きを見てください。",
+        "en": "This example too ran on the CPU; see the first CPU notice on this page.",
+    },
     "cuda_stale": {
         "ja": "GPU でのキャプチャはスニペットの変更より古いため表示していません。",
         "en": "The GPU capture predates a change to the snippet, so it is not shown.",

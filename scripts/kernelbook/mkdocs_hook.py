@@ -205,11 +205,37 @@ def _notebook_page(html: str, page, config, lang: str) -> str:
     settings = _settings(config)
     bar = notebooks.page_bar(chapter, lang, settings["repository"], settings["branch"])
     html = _SCRIPT.sub(_local_script, html)
+    html = _section_anchors(html, page)
     if page.title:  # set from the notebook's H1 by mkdocs-jupyter; the nav lists it beside the chapter
         page.title = notebooks.text("page_title", lang, title=page.title)
     head = html.find("</h1>")
     html = html[: head + 5] + "\n" + bar + html[head + 5 :] if head >= 0 else bar + html
     return _NOTEBOOK_STYLE + html
+
+
+# nbconvert names a heading after its ASCII letters: a Japanese heading gets id="" or a
+# bare number, shared with others, while the TOC (python-markdown's slugs, "_1", "1_1")
+# names none of them; and material's search, given one location for several sections,
+# fails on every query one of them matches. Each heading cell's id is h-<its section's
+# anchor> (notebooks.py): the heading and its TOC entry take that anchor, as on the
+# chapter page and in both languages alike.
+_NB_HEADING = re.compile(r'(id="cell-id=h-([^"]+)">(?:(?!<div class="jp-Cell ).)*?<h[1-6] id=")[^"]*'
+                         r'(">(?:(?!</h[1-6]>).)*?<a class="anchor-link" href="#)[^"]*(")', re.DOTALL)
+_NB_HEADING_ID = re.compile(r'<h[1-6] id="([^"]*)"')
+
+
+def _section_anchors(html: str, page) -> str:
+    html = _NB_HEADING.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{m.group(2)}{m.group(4)}", html)
+    ids = _NB_HEADING_ID.findall(html)
+    entries, stack = [], list(reversed(list(page.toc or [])))
+    while stack:  # the TOC in document order
+        entry = stack.pop()
+        entries.append(entry)
+        stack.extend(reversed(entry.children))
+    if len(entries) == len(ids):  # one TOC entry per heading, in the same order
+        for entry, anchor in zip(entries, ids):
+            entry.id = anchor
+    return html
 
 
 # Captured stdout is often a table (the profiler's): scroll it sideways, as the chapter

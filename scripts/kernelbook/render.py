@@ -39,6 +39,7 @@ class Context:
     notebook: Callable[[str, str], str] = lambda chapter, lang: ""  # chapter, lang -> Markdown
     sections: Callable[[str], str] = lambda lang: ""  # lang -> the section index
     errors: list[str] = field(default_factory=list)
+    said: set[str] = field(default_factory=set)  # notices already given in full on this page
 
     def with_figure(self, figure: Callable[[str, str], str]) -> "Context":
         return replace(self, figure=figure)
@@ -107,7 +108,10 @@ def example(entry: Entry, ctx: Context) -> str:
         if not any(s.launches for s in capture.sessions) and capture.sessions:
             ctx.error(f"[[kb:run {entry.snippet.id}]]", f"the {capture.device} capture opened a profiler but recorded no kernel: did the code under the profiler run?")
     if entry.cuda is None:
-        notice = label("cpu_body", lang) + (" " + label("cuda_stale", lang) if entry.notes else "")
+        # The full explanation once per page; later examples say it again briefly.
+        notice = label("cpu_again" if "cpu" in ctx.said else "cpu_body", lang)
+        notice += " " + label("cuda_stale", lang) if entry.notes else ""
+        ctx.said.add("cpu")
         parts += [f'!!! warning "{label("cpu_title", lang)}"', "", "    " + notice, ""]
     if entry.cuda and entry.cpu:
         for name, capture in (("CUDA", entry.cuda), ("CPU", entry.cpu)):
