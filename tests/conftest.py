@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -137,3 +141,38 @@ def copy_project(dest: Path) -> Path:
     for name in ("mkdocs.yml", "pyproject.toml"):
         shutil.copy2(ROOT / name, dest / name)
     return dest
+
+
+# ---------------------------------------------------------------- a browser on the built site
+
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest's output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path):
+    """The built site on http://127.0.0.1:<free port>, for the whole session."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built_site)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Debian Chromium for the session (Playwright's sync API allows one per process)."""
+    if CHROMIUM is None:
+        pytest.skip("no `chromium` on PATH (Debian: apt-get install chromium); never `playwright install`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -9,20 +9,14 @@ test-output/screenshots/ (git-ignored) for a person to look at.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import http.server
 import json
-import shutil
-import threading
 from contextlib import contextmanager
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import ROOT
+from conftest import CHROMIUM, ROOT
 
-CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH (Debian: apt-get install chromium); never `playwright install`")
 
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"
@@ -33,36 +27,6 @@ CUDA_NAME = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAF
 
 
 # ---------------------------------------------------------------- fixtures
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # keep pytest's output clean
-        pass
-
-
-@pytest.fixture(scope="session")
-def site_url(built_site: Path):
-    """The built site on http://127.0.0.1:<free port>, for the whole session."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built_site)))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

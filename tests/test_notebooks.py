@@ -295,39 +295,20 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
     assert f"{settings['site_url']}{'' if lang == 'ja' else 'en/'}{CHAPTER}/notebook/</loc>" in sitemap
 
 
-def test_notebook_pages_load_in_a_browser_from_the_site_alone(built_site):
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("no chromium on PATH")
-    import functools
-    import http.server
-    import threading
-
-    from playwright.sync_api import sync_playwright
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/"
+def test_notebook_pages_load_in_a_browser_from_the_site_alone(browser, site_url):
+    base = site_url + "/"
     outside, failed = [], []
+    tab = browser.new_page()
+    tab.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else outside.append(r.url))
+    tab.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"])
-            tab = browser.new_page()
-            tab.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else outside.append(r.url))
-            tab.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-            for path, lang in ((f"{CHAPTER}/notebook/", "ja"), (f"en/{CHAPTER}/notebook/", "en")):
-                tab.goto(base + path, wait_until="networkidle")
-                assert tab.locator(".jp-CodeCell .jp-InputArea").first.is_visible()
-                assert tab.locator("a.kb-nb-colab").get_attribute("href").startswith("https://colab.research.google.com/github/")
-                href = tab.locator("a.kb-nb-download").get_attribute("href")
-                assert href == "../notebook.ipynb"
-                assert tab.request.get(base + path + href).ok
-            browser.close()
+        for path, lang in ((f"{CHAPTER}/notebook/", "ja"), (f"en/{CHAPTER}/notebook/", "en")):
+            tab.goto(base + path, wait_until="networkidle")
+            assert tab.locator(".jp-CodeCell .jp-InputArea").first.is_visible()
+            assert tab.locator("a.kb-nb-colab").get_attribute("href").startswith("https://colab.research.google.com/github/")
+            href = tab.locator("a.kb-nb-download").get_attribute("href")
+            assert href == "../notebook.ipynb"
+            assert tab.request.get(base + path + href).ok
     finally:
-        server.shutdown()
+        tab.close()
     assert outside == [] and failed == []
