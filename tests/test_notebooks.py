@@ -7,7 +7,6 @@ import html
 import json
 import os
 import re
-import shutil
 import time
 from pathlib import Path
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
-import pytest
 
 from conftest import ROOT
 from kernelbook import claims, twins

@@ -20,7 +20,7 @@ from typing import Callable, TextIO
 
 from . import CAPTURE_FORMAT
 from .errors import KernelbookError
-from .freshness import State, assess, cuda_present, failure_path, installed_torch, runnable_devices
+from .freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
 from .records import CaptureError, dumps, from_json, write_atomic
 from .snippets import Snippet, source_hash
 
