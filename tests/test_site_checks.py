@@ -136,3 +136,21 @@ def test_serve_reloads_on_capture_change_and_never_executes(book, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_every_figure_is_on_both_chapter_pages_with_the_captures_data(built_site):
+    """Drawn at build time from the captures the page shows: the timeline has one kernel bar per launch."""
+    from kernelbook.book import load_book
+
+    root = Path(__file__).parents[1]
+    book = load_book(root)
+    launches = sum(book[s].shown.last_session.launches for s in ("ch01/eager_profile", "ch01/compiled_profile"))
+    rows = len(book["ch01/size_sweep"].shown.data["rows"])
+    for lang, page in (("ja", built_site / "ch01/index.html"), ("en", built_site / "en/ch01/index.html")):
+        html = page.read_text()
+        figures = dict(re.findall(r'<figure class="kb-figure" id="kb-figure-(\w+)">(.*?)</figure>', html, re.S))
+        assert set(figures) == {"traffic", "timeline", "sweep"}, lang
+        assert all(f'lang="{lang}"' in svg and "<title" in svg for svg in figures.values())
+        assert figures["timeline"].count('class="kb-kernel-bar') == launches
+        assert len(re.findall(r'class="kb-transfer', figures["traffic"])) == 5 + 3
+        assert len(re.findall(r'class="kb-point"', figures["sweep"])) == 2 * 2 * rows  # 2 charts × 2 series
