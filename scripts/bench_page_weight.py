@@ -68,13 +68,23 @@ def build(project: Path, site: Path) -> None:
         sys.exit(f"mkdocs build of {project} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
 
 
-def plain_project(tmp: Path, lang: str) -> Path:
-    """The chapter's Markdown, as is, in a bare material project."""
-    project = tmp / f"plain-{lang}"
+def plain_project(tmp: Path, lang: str, with_code: bool = False) -> Path:
+    """The chapter's Markdown in a bare material project.
+
+    As is (directive lines stay literal text), or ``with_code``: each ``[[kb:run X]]``
+    replaced by X's source as a plain fenced block, the page a hand-written tutorial
+    would be, so that the ratio shows what the captures and pictures add.
+    """
+    project = tmp / f"plain-{lang}{'-code' if with_code else ''}"
     (project / "docs" / "ch01").mkdir(parents=True)
     (project / "mkdocs.yml").write_text(plain_config(lang), encoding="utf-8")
     (project / "docs" / "index.md").write_text("# plain\n", encoding="utf-8")
-    shutil.copy2(ROOT / "docs" / lang / "ch01" / "index.md", project / "docs" / "ch01" / "index.md")
+    text = (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8")
+    if with_code:
+        text = re.sub(r"^\[\[kb:run (\S+)\]\]$",
+                      lambda m: "```python\n" + (ROOT / "snippets" / f"{m.group(1)}.py").read_text(encoding="utf-8") + "```",
+                      text, flags=re.MULTILINE)
+    (project / "docs" / "ch01" / "index.md").write_text(text, encoding="utf-8")
     return project
 
 
@@ -157,10 +167,12 @@ def main() -> int:
         if ours is None:
             ours = tmp / "ours"
             build(ROOT, ours)
-        plains = {}
+        plains, coded = {}, {}
         for lang in args.lang:
             plains[lang] = tmp / f"plain-{lang}-site"
             build(plain_project(tmp, lang), plains[lang])
+            coded[lang] = tmp / f"plain-{lang}-code-site"
+            build(plain_project(tmp, lang, with_code=True), coded[lang])
         servers = []
         try:
             ours_server, ours_url = serve(ours)
@@ -184,6 +196,12 @@ def main() -> int:
                     report("plain material ", theirs)
                     verdict = "within" if ratio <= TARGET else "OVER"
                     print(f"  ratio: {ratio:.3f}x uncompressed, {ratio_gz:.3f}x gzipped; target <= {TARGET}x: {verdict}")
+                    code_server, code_url = serve(coded[lang])
+                    servers.append(code_server)
+                    with_code = weigh(browser, code_url + "/ch01/")
+                    report("plain + code   ", with_code)
+                    ratio_c, ratio_c_gz = mine["bytes"] / with_code["bytes"], mine["gzip"] / with_code["gzip"]
+                    print(f"  against the plain page with the snippets' code pasted in: {ratio_c:.3f}x uncompressed, {ratio_c_gz:.3f}x gzipped")
                     print(f"  excluded (kernelbook): {sum(n for _, n in mine['excluded']):,} bytes in {len(mine['excluded'])} file(s)")
                 browser.close()
                 print(f"\nworst ratio {worst:.3f}x (target <= {TARGET}x)")
