@@ -2,10 +2,12 @@
 #   make site   build the whole site into site/ (executes only stale snippets, on CUDA if present)
 #   make test   run the full test suite (browser tests included)
 # Override the interpreter or the torch build:  make site PYTHON=python3.12 TORCH_SPEC='torch==2.11.0'
+# A CPU-only torch from PyTorch's own index:     make site TORCH_INDEX=https://download.pytorch.org/whl/cpu
 
 PYTHON ?= python3
 VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
 BIN := $(VENV)/bin
 
 .PHONY: site test capture serve status clean
@@ -13,8 +15,10 @@ BIN := $(VENV)/bin
 site: $(VENV)/.installed
 	$(BIN)/kernelbook build
 
+# pytest's exit 5 means it collected no test: never a pass.
 test: $(VENV)/.installed .ci/.chromium
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest; code=$$?; \
+	if [ $$code -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$code
 
 capture: $(VENV)/.installed
 	$(BIN)/kernelbook capture
@@ -31,7 +35,7 @@ serve: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_SPEC)"
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 

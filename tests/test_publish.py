@@ -159,7 +159,8 @@ def test_gpu_workflow_captures_shards_then_checks_builds_and_publishes():
     download = next(s for s in publish["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
     assert download["with"]["pattern"] == "captures-shard-*"
     script = runs(doc, "publish")
-    order = [script.index(c) for c in ("kernelbook merge", "kernelbook status --strict", "kernelbook build --no-capture")]
+    order = [script.index(c) for c in ("kernelbook merge", "kernelbook status --strict", "kernelbook notebooks\n",
+                                       "kernelbook build --no-capture")]
     assert order == sorted(order)
     used = [s.get("uses", "").split("@")[0] for s in publish["steps"]]
     assert "actions/upload-pages-artifact" in used
@@ -171,6 +172,91 @@ def test_gpu_workflow_captures_shards_then_checks_builds_and_publishes():
     propose = doc["jobs"]["propose"]
     assert "kernelbook merge" in runs(doc, "propose")
     assert any(s.get("uses", "").startswith("peter-evans/create-pull-request@") for s in propose["steps"])
+
+
+NOTEBOOKS = "docs/*/*/notebook.ipynb"  # kernelbook.notebooks.NAME beside each chapter's index.md
+
+
+def _step(doc: dict, job: str, test) -> tuple[int, dict]:
+    found = [(i, s) for i, s in enumerate(steps(doc, job)) if test(s)]
+    assert len(found) == 1, f"{job}: {len(found)} matching step(s)"
+    return found[0]
+
+
+def test_gpu_workflow_regenerates_the_notebooks_and_proposes_them_with_the_captures():
+    from kernelbook import notebooks
+
+    assert NOTEBOOKS.endswith("/" + notebooks.NAME)
+    doc = workflow(SITE_GPU)
+    # publish: regenerate after the merge and the strict check, before the build ...
+    merged, _ = _step(doc, "publish", lambda s: "kernelbook merge" in s.get("run", ""))
+    strict, _ = _step(doc, "publish", lambda s: "kernelbook status --strict" in s.get("run", ""))
+    regen, step = _step(doc, "publish", lambda s: re.search(r"kernelbook notebooks\s*$", s.get("run", ""), re.M))
+    assert "--check" not in step["run"]
+    built, _ = _step(doc, "publish", lambda s: "kernelbook build --no-capture" in s.get("run", ""))
+    assert merged < strict < regen < built
+    # ... collect the notebooks with the captures, into the artifact the pull request is made from
+    collect, step = _step(doc, "publish", lambda s: s.get("id") == "refreshed")
+    assert f"'{NOTEBOOKS}'" in step["run"] and "'snippets/*/captures/*'" in step["run"]
+    upload, step = _step(doc, "publish", lambda s: s.get("with", {}).get("name") == "refreshed-captures")
+    assert built < collect < upload
+    assert step["with"]["path"] == "${{ runner.temp }}/refreshed/"
+
+    # propose: the artifact's notebooks go into the tree and into the pull request
+    download, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("actions/download-artifact@"))
+    assert step["with"]["name"] == "refreshed-captures"
+    put, step = _step(doc, "propose", lambda s: "notebook" in s.get("run", ""))
+    pr, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("peter-evans/create-pull-request@"))
+    assert download < put < pr
+    paths = step["with"]["add-paths"].split()
+    assert "snippets/*/captures/*" in paths and NOTEBOOKS in paths
+
+
+def _bash(script: str, cwd: Path, runner_temp: Path) -> subprocess.CompletedProcess:
+    env = {**offline_env(), "RUNNER_TEMP": str(runner_temp), "GITHUB_OUTPUT": str(runner_temp / "output")}
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_gpu_workflow_scripts_carry_the_notebooks_from_publish_to_propose(tmp_path):
+    """publish's collect step and propose's copy step, run as written on a tiny git tree."""
+    if not shutil.which("git"):
+        pytest.skip("no git")
+    doc = workflow(SITE_GPU)
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    tree = tmp_path / "publish"
+    files = {"snippets/ch01/captures/a.cuda.json": "{}\n", "docs/en/ch01/notebook.ipynb": "{}\n",
+             "docs/ja/ch01/notebook.ipynb": "{}\n", "docs/en/ch01/index.md": "# One\n"}
+    for rel, text in files.items():
+        write(tree / rel, text)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run(git + args, cwd=tree, check=True, capture_output=True, env=offline_env())
+    changed = {"snippets/ch01/captures/a.cuda.json": '{"new": 1}\n', "docs/en/ch01/notebook.ipynb": '{"new": 2}\n',
+               "docs/en/ch02/notebook.ipynb": '{"new": 3}\n'}  # a chapter's first notebook is untracked
+    for rel, text in changed.items():
+        write(tree / rel, text)
+    write(tree / "docs/en/ch01/index.md", "# One, edited\n")  # not the workflow's to propose
+
+    _, collect = _step(doc, "publish", lambda s: s.get("id") == "refreshed")
+    _bash(collect["run"], tree, temp)
+    artifact = temp / "refreshed"
+    assert {str(p.relative_to(artifact)) for p in artifact.rglob("*") if p.is_file()} == set(changed)
+    assert "refreshed=true" in (temp / "output").read_text(encoding="utf-8")
+
+    target = tmp_path / "propose"
+    write(target / "docs/en/ch01/notebook.ipynb", "{}\n")
+    write(target / "docs/ja/ch01/notebook.ipynb", "{}\n")
+    _, put = _step(doc, "propose", lambda s: "notebook" in s.get("run", ""))
+    _bash(put["run"], target, temp)
+    for rel, text in changed.items():
+        if "notebook" in rel:
+            assert (target / rel).read_text(encoding="utf-8") == text, rel
+    assert (target / "docs/ja/ch01/notebook.ipynb").read_text(encoding="utf-8") == "{}\n"
+    assert not (target / "snippets").exists()  # captures are merge's, validated
 
 
 def test_workflows_call_only_real_subcommands():

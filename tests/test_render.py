@@ -140,3 +140,15 @@ def test_chapter_claims_hold_against_committed_captures():
         c = ctx(lang)
         render_page(text, c)
         assert c.errors == [], c.errors
+
+
+def test_directives_inside_code_blocks_are_shown_as_written():
+    c = ctx()
+    page = "Write it like this:\n\n```markdown\n[[kb:run ch01/eager_profile]]\n[[kb:launches nope == 3]]\n```\n"
+    assert render_page(page, c) == page and c.errors == []
+
+
+def test_unevaluable_claim_is_a_named_error_not_a_crash():
+    c = ctx()
+    render_page("[[kb:ratio ch01/size_sweep device / bytes_per_element > 1]]", c)
+    assert len(c.errors) == 1 and "device is str 'cpu', not a number" in c.errors[0]

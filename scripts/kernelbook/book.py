@@ -34,7 +34,7 @@ class Entry:
 
 
 def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: str | None) -> Entry:
-    states = {d: assess(root, snippet, d, runnable, torch_now) for d in ("cuda", "cpu")}
+    states = {d: assess(root, snippet, d, runnable, torch_now, failures=False) for d in ("cuda", "cpu")}
     usable = {d: _usable(st) for d, st in states.items()}
     problems, notes = [], []
     cpu = states["cpu"]
@@ -43,7 +43,9 @@ def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: st
     elif usable["cpu"] is None and cpu.state not in ("missing",):
         problems.append(_why(cpu) + "; run `kernelbook capture --device cpu " + snippet.id + "`")
     cuda = states["cuda"]
-    if cuda.state not in ("missing",) and usable["cuda"] is None:
+    if cuda.state == "unreadable":  # a committed file that is broken is a problem, not a fallback
+        problems.append(_why(cuda))
+    elif cuda.state != "missing" and usable["cuda"] is None:
         notes.append(_why(cuda) + "; not shown (refresh it on a GPU runner)")
     return Entry(snippet, usable["cuda"], usable["cpu"], tuple(problems), tuple(notes))
 

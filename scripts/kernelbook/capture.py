@@ -102,7 +102,7 @@ def run_all(
 
     def one(snippet: Snippet) -> Outcome:
         print(f"      {snippet.id} ({device}) started", file=log, flush=True)
-        outcome = run_one(root, snippet, device, timeout, python, commit, log)
+        outcome = run_one(root, snippet, device, timeout, python, commit, log, jobs)
         report(outcome)
         return outcome
 
@@ -110,7 +110,7 @@ def run_all(
         return list(pool.map(one, todo))
 
 
-def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: str, commit: str | None, log: TextIO) -> Outcome:
+def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: str, commit: str | None, log: TextIO, jobs: int = 1) -> Outcome:
     source = source_hash(snippet.path)  # hash before running: an edit mid-run leaves it stale
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
@@ -119,7 +119,7 @@ def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: s
         cmd = [python, "-m", "kernelbook.harness", str(snippet.path.resolve()), str(report_path),
                "--device", device, "--traces", str(work / "trace")]
         try:
-            stdout, stderr, code = _child(cmd, _child_env(device, commit), work, timeout, snippet, log)
+            stdout, stderr, code = _child(cmd, _child_env(device, commit, jobs), work, timeout, snippet, log)
         except subprocess.TimeoutExpired:
             return _failed(root, snippet, device, source, start, f"timed out after {timeout:.0f}s (raise it with --timeout)", None, "")
         seconds = time.monotonic() - start
@@ -133,17 +133,22 @@ def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: s
             capture = from_json(_capture_json(snippet, device, source, report, stdout, stderr), snippet.id)
         except CaptureError as exc:
             return _failed(root, snippet, device, source, start, f"unusable result: {exc}", None, "")
+        empty = [s.index for s in capture.sessions if s.launches == 0]
+        if empty:  # a profile of nothing: the code meant to be profiled did not run under it
+            return _failed(root, snippet, device, source, start,
+                           f"profiler session(s) {empty} recorded no kernel: is the code to profile inside the `with profile(...)` block?", None, "")
         _install(snippet, device, capture, work, report["trace_files"])
     failure_path(root, snippet, device).unlink(missing_ok=True)
     return Outcome(snippet, device, True, seconds)
 
 
-def _child_env(device: str, commit: str | None) -> dict[str, str]:
+def _child_env(device: str, commit: str | None, jobs: int = 1) -> dict[str, str]:
     env = dict(os.environ)
     scripts = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = scripts + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
     env["KERNELBOOK_GIT_COMMIT"] = commit or ""
+    env["KERNELBOOK_JOBS"] = str(jobs)
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # really the CPU, even on a GPU machine
     return env
@@ -257,7 +262,7 @@ def capture(
     if not todo:
         print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
         return []
-    if jobs is None:  # one GPU: kernels timed side by side would disturb each other
-        jobs = 1 if device == "cuda" else min(len(todo), os.cpu_count() or 1)
+    if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
+        jobs = 1
     print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)
     return run_all(root, todo, device, jobs, timeout, python, log)

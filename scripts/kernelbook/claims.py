@@ -91,11 +91,18 @@ def value(claim: Claim, capture: Capture) -> Any:
         top, _, bottom = claim.args.partition("/")
         if not bottom:
             raise ClaimError(f"{claim.text}: a ratio is written `A / B`")
-        denominator = lookup(capture.data, bottom.strip(), claim, capture)
-        if not denominator:
+        numerator = _number(lookup(capture.data, top.strip(), claim, capture), top.strip(), claim)
+        denominator = _number(lookup(capture.data, bottom.strip(), claim, capture), bottom.strip(), claim)
+        if denominator == 0:
             raise ClaimError(f"{claim.text}: {bottom.strip()} is zero in the {capture.device} capture")
-        return lookup(capture.data, top.strip(), claim, capture) / denominator
+        return numerator / denominator
     raise ClaimError(f"{claim.text}: unknown claim kind {claim.kind!r}")
+
+
+def _number(got: Any, key: str, claim: Claim) -> float:
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        raise ClaimError(f"{claim.text}: {key} is {type(got).__name__} {got!r}, not a number")
+    return got
 
 
 def lookup(data: Any, path: str, claim: Claim, capture: Capture) -> Any:
@@ -113,17 +120,31 @@ def check(claim: Claim, capture: Capture) -> None:
     got = value(claim, capture)
     if claim.op is None:
         return
+    expected = _expected(claim, got)
     try:
-        expected: Any = type(got)(claim.expected) if isinstance(got, (int, float)) else claim.expected
-        if isinstance(got, int) and not isinstance(got, bool) and "." in str(claim.expected):
-            expected = float(claim.expected)
-    except ValueError:
-        raise ClaimError(f"{claim.text}: cannot compare {got!r} with {claim.expected!r}") from None
-    if not OPS[claim.op](got, expected):
+        holds = OPS[claim.op](got, expected)
+    except TypeError:
+        raise ClaimError(f"{claim.text}: cannot compare {type(got).__name__} {got!r} with {claim.expected!r}") from None
+    if not holds:
         raise ClaimError(
             f"{claim.text}: the {capture.device} capture says {format_value(claim, got, 'en')} "
             f"({capture.environment.device_name}, torch {capture.environment.torch}, {capture.environment.captured_at})"
         )
+
+
+def _expected(claim: Claim, got: Any) -> Any:
+    """The written value, read as the kind of value the capture holds."""
+    text = str(claim.expected)
+    if isinstance(got, bool):
+        if text.lower() not in ("true", "false"):
+            raise ClaimError(f"{claim.text}: {claim.snippet} holds a true/false value; write true or false")
+        return text.lower() == "true"
+    if isinstance(got, (int, float)):
+        try:
+            return float(text) if isinstance(got, float) or "." in text or "e" in text.lower() else int(text)
+        except ValueError:
+            raise ClaimError(f"{claim.text}: {claim.expected!r} is not a number, but the capture holds {got!r}") from None
+    return text
 
 
 def format_value(claim: Claim, got: Any, lang: str) -> str:
@@ -134,7 +155,7 @@ def format_value(claim: Claim, got: Any, lang: str) -> str:
         return ", ".join(short_name(n) for n in got)
     if claim.kind == "ratio":
         return f"{got:.0f}×" if got >= 10 else f"{got:.1f}×" if got >= 1 else f"{got:.2f}×"
-    if claim.kind == "time" or (claim.kind == "value" and claim.args.endswith("_s")):
+    if claim.kind == "time" or (claim.kind == "value" and claim.args.endswith("_s") and isinstance(got, (int, float))):
         return format_seconds(got)
     if isinstance(got, bool) or not isinstance(got, (int, float)):
         return str(got)

@@ -160,12 +160,19 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from .freshness import cuda_present
+
     root = project_root()
-    if not args.no_capture:
-        code = cmd_capture(argparse.Namespace(patterns=[], device="auto", force=False, jobs=args.jobs, timeout=args.timeout, shard=None))
-        if code:
-            print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
-            return code
+    if args.no_capture:
+        os.environ["KERNELBOOK_READ_ONLY"] = "1"  # the hook then checks notebooks instead of writing them
+    else:
+        # The best device first; on a GPU machine the CPU captures too, since a page
+        # must never rest on a CPU capture that is stale against its snippet.
+        for device in ("auto", "cpu") if cuda_present() else ("auto",):
+            code = cmd_capture(argparse.Namespace(patterns=[], device=device, force=False, jobs=args.jobs, timeout=args.timeout, shard=None))
+            if code:
+                print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
+                return code
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # material prints a banner otherwise
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(root / "site")]
     print("$ " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
@@ -185,7 +192,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("patterns", nargs="*", metavar="PATTERN", help="only snippets whose id or path contains this")
     c.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto", help="auto: CUDA if present, else CPU")
     c.add_argument("--force", action="store_true", help="re-run even fresh captures")
-    c.add_argument("--jobs", type=int, default=None, help="snippets at a time (default: 1 on CUDA, cores on CPU)")
+    c.add_argument("--jobs", type=int, default=None, help="snippets at a time (default 1: snippets timed side by side disturb each other's timings)")
     c.add_argument("--timeout", type=float, default=900.0, help="seconds per snippet (default 900)")
     c.add_argument("--shard", metavar="K/N", help="only shard K of N (stable split by snippet id)")
     c.set_defaults(func=cmd_capture)

@@ -47,12 +47,17 @@ def failure_path(root: Path, snippet: Snippet, device: str) -> Path:
     return root / ".kernelbook" / "failures" / f"{snippet.id.replace('/', '__')}.{device}.txt"
 
 
-def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...], torch_now: str | None) -> State:
-    """Compare the capture on disk with what would be captured now."""
+def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...], torch_now: str | None,
+           failures: bool = True) -> State:
+    """Compare the capture on disk with what would be captured now.
+
+    ``failures``: report a newer failed run of the same source as ``error`` (for status
+    and planning); pages pass False, since a failed re-run never replaced the capture.
+    """
     path = snippet.capture_path(device)
     current = source_hash(snippet.path)
     failed = failure_path(root, snippet, device)
-    if failed.exists() and failed.read_text(encoding="utf-8").startswith(current):
+    if failures and failed.exists() and failed.read_text(encoding="utf-8").startswith(current):
         if not path.exists() or failed.stat().st_mtime >= path.stat().st_mtime:
             return State(snippet, device, "error", failed.read_text(encoding="utf-8").split("\n", 2)[1])
     if not path.exists():

@@ -59,10 +59,12 @@ def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
         except Exception:  # noqa: BLE001 - older torch without inductor: kernels stay eager ops
             pass
     settings["torch_threads"] = torch.get_num_threads()
+    settings["snippets_at_a_time"] = int(os.environ.get("KERNELBOOK_JOBS") or 1)  # >1 skews timings
 
     sessions: list[dict[str, Any]] = []
     trace_files: list[str] = []
-    _instrument_profiler(torch, device, trace_prefix, sessions, trace_files)
+    lost: list[str] = []
+    _instrument_profiler(torch, device, trace_prefix, sessions, trace_files, lost)
 
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
@@ -78,6 +80,11 @@ def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
     wall = time.perf_counter() - start
     if device == "cuda":
         torch.cuda.synchronize()
+    if lost:
+        return _failure(snippet, "kernelbook harness: " + "; ".join(lost), "")
+    data, data_error = _json_data(namespace.get("results"))
+    if data_error:
+        return _failure(snippet, f"`results` must be JSON-serialisable (numbers, strings, lists, dicts): {data_error}", "")
     return {
         "ok": True,
         "wall_time_s": round(wall, 6),
@@ -85,11 +92,11 @@ def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
         "torch": _version("torch"),
         "sessions": sessions,
         "trace_files": trace_files,
-        "data": _json_or_none(namespace.get("results")),
+        "data": data,
     }
 
 
-def _instrument_profiler(torch: Any, device: str, prefix: Path, sessions: list, trace_files: list) -> None:
+def _instrument_profiler(torch: Any, device: str, prefix: Path, sessions: list, trace_files: list, lost: list) -> None:
     """After each profiling session stops, keep its Chrome trace and its kernels."""
     profile_cls = torch.profiler.profile
     original_stop = profile_cls.stop
@@ -117,7 +124,8 @@ def _instrument_profiler(torch: Any, device: str, prefix: Path, sessions: list, 
                 }
             )
         except Exception as exc:  # noqa: BLE001 - never break the snippet because of us
-            print(f"kernelbook harness: could not record profiling session: {exc}", file=sys.stderr)
+            # ...but never publish a capture that silently lost a session either
+            lost.append(f"profiling session {len(sessions) + len(lost)} could not be recorded: {type(exc).__name__}: {exc}")
         return result
 
     profile_cls.stop = stop
@@ -162,13 +170,14 @@ def snippet_frame(tb: str, snippet: Path) -> str | None:
     return where
 
 
-def _json_or_none(value: Any) -> Any:
+def _json_data(value: Any) -> tuple[Any, str | None]:
+    """The snippet's ``results`` as JSON data, or why it cannot be stored."""
     if value is None:
-        return None
+        return None, None
     try:
-        return json.loads(json.dumps(value, allow_nan=False))
-    except (TypeError, ValueError):
-        return None
+        return json.loads(json.dumps(value, allow_nan=False)), None
+    except (TypeError, ValueError) as exc:
+        return None, str(exc)
 
 
 def _version(dist: str) -> str | None:

@@ -25,8 +25,8 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "This example too ran on the CPU; see the first CPU notice on this page.",
     },
     "cuda_stale": {
-        "ja": "GPU でのキャプチャはスニペットの変更より古いため表示していません。",
-        "en": "The GPU capture predates a change to the snippet, so it is not shown.",
+        "ja": "GPU でのキャプチャはありますが、いまのスニペットに対して古いため表示していません。",
+        "en": "A GPU capture exists but is out of date for the snippet as it stands, so it is not shown.",
     },
     "env_snippet": {"ja": "スニペット", "en": "Snippet"},
     "env_device": {"ja": "デバイス", "en": "Device"},

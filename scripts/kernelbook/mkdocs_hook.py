@@ -8,6 +8,7 @@ directive, and the build then fails.
 from __future__ import annotations
 
 import logging
+import os
 import posixpath
 import re
 from dataclasses import replace
@@ -25,6 +26,7 @@ from kernelbook.sections import section_index
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
 _problems: list[str] = []
+_notes: set[str] = set()
 
 
 def _root(config) -> Path:
@@ -45,6 +47,10 @@ def on_pre_build(config):
     without touching unchanged files, so ``mkdocs serve`` does not rebuild in a loop.
     """
     root = _root(config)
+    if os.environ.get("KERNELBOOK_READ_ONLY"):  # `kernelbook build --no-capture`: render what is committed
+        for path in notebooks.stale(root):
+            _report(f"{path.relative_to(root)} is out of date with its page or captures; run `kernelbook notebooks` and commit it")
+        return
     for path in notebooks.generate_all(root):
         log.info("kernelbook: wrote %s", path.relative_to(root))
 
@@ -65,6 +71,11 @@ def on_page_markdown(markdown, page, config, files):
     rendered = render_page(markdown, ctx)
     for problem in ctx.errors:
         _report(problem)
+    for entry in ctx.book.values():  # not errors, but a maintainer should hear of them
+        for note in entry.notes:
+            if note not in _notes:
+                _notes.add(note)
+                log.info("kernelbook: %s: %s", entry.snippet.id, note)
     return rendered
 
 

@@ -172,6 +172,13 @@ def from_json(raw: Any, where: str) -> Capture:
         raise CaptureError(f"{where}: malformed capture ({type(exc).__name__}: {exc}); re-run `kernelbook capture --force`") from None
     if capture.device not in ("cuda", "cpu"):
         raise CaptureError(f"{where}: unknown device {capture.device!r}")
+    # Labels and numbers must agree, so a CPU run can never be shown as a GPU one.
+    kinds = {capture.environment.device_kind, *(s.device_kind for s in capture.sessions)}
+    if kinds != {capture.device}:
+        raise CaptureError(f"{where}: says device {capture.device!r} but its environment/sessions say {sorted(kinds)}; re-run `kernelbook capture --force`")
+    for s in capture.sessions:
+        if s.launches != sum(k.count for k in s.kernels):
+            raise CaptureError(f"{where}: session {s.index} counts {s.launches} launches but its kernels add up to {sum(k.count for k in s.kernels)}")
     return capture
 
 

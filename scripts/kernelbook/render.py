@@ -49,7 +49,19 @@ class Context:
         return f'<span class="kb-error">{html.escape(where).replace("[", "&#91;")}</span>'
 
 
+# A fenced code block: its text is shown as written, directives and all.
+FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[`~]*[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
 def render_page(markdown: str, ctx: Context) -> str:
+    out, last = [], 0
+    for code in FENCE.finditer(markdown):
+        out += [_render_prose(markdown[last:code.start()], ctx), code.group(0)]
+        last = code.end()
+    return "".join(out + [_render_prose(markdown[last:], ctx)])
+
+
+def _render_prose(markdown: str, ctx: Context) -> str:
     markdown = BLOCK.sub(lambda m: _block(m.group(1), (m.group(2) or "").strip(), m.group(0), ctx), markdown)
     markdown = claims.INLINE.sub(lambda m: _inline(claims.parse(m.group(1), m.group(2), m.group(0)), ctx), markdown)
     for leftover in LEFTOVER.finditer(markdown):
@@ -90,6 +102,8 @@ def _inline(claim: claims.Claim, ctx: Context) -> str:
         got = claims.value(claim, entry.shown)
     except claims.ClaimError as exc:
         return ctx.error(claim.text, str(exc).removeprefix(claim.text + ": "))
+    except (TypeError, ValueError, KeyError) as exc:  # a claim that does not fit the data: name it, never crash
+        return ctx.error(claim.text, f"cannot evaluate it ({type(exc).__name__}: {exc})")
     text = html.escape(claims.format_value(claim, got, ctx.lang))
     if claim.kind == "kernel":
         return f'<code class="kb-kernel" title="{html.escape(got)}">{text}</code>'
@@ -105,7 +119,7 @@ def example(entry: Entry, ctx: Context) -> str:
     parts = [f'<div class="kb-example" id="kb-{_slug(entry.snippet.id)}" markdown>', "",
              fence(code, f'python title="snippets/{entry.snippet.id}.py"'), ""]
     for capture in entry.fresh:
-        if not any(s.launches for s in capture.sessions) and capture.sessions:
+        if capture.last_session is not None and capture.last_session.launches == 0:
             ctx.error(f"[[kb:run {entry.snippet.id}]]", f"the {capture.device} capture opened a profiler but recorded no kernel: did the code under the profiler run?")
     if entry.cuda is None:
         # The full explanation once per page; later examples say it again briefly.
@@ -124,8 +138,11 @@ def example(entry: Entry, ctx: Context) -> str:
 
 def captured(capture: Capture, lang: str) -> str:
     """Output, kernels and provenance of one capture."""
-    out = capture.stdout.rstrip("\n") or label("no_output", lang)
-    parts = [f'<p class="kb-label">{label("output", lang)}</p>', "", fence(out, "text"), ""]
+    out = capture.stdout.rstrip("\n")
+    if out:
+        parts = [f'<p class="kb-label">{label("output", lang)}</p>', "", fence(out, "text"), ""]
+    else:  # said beside the output, not inside it: it is not something the program printed
+        parts = [f'<p class="kb-label">{label("output", lang)} {label("no_output", lang)}</p>', ""]
     if capture.sessions:
         parts += [kernel_table(capture, lang), ""]
     parts.append(provenance(capture, lang))

@@ -4,6 +4,9 @@ import time
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
+# torch.compile keeps compiled code in an on-disk cache, so a second run of this
+# script would mostly load it. Turn the cache off to see what compiling costs.
+torch._inductor.config.force_disable_caches = True
 
 
 def add_relu(a, b):
