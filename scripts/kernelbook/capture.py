@@ -72,7 +72,9 @@ def git_commit(root: Path) -> str | None:
         if head.returncode != 0:
             return None
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "snippets"], cwd=root, capture_output=True, text=True, timeout=10)
-        return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+        # -dirty: a snippet or helper differs from that commit (captures themselves don't count)
+        edited = [line for line in dirty.stdout.splitlines() if "/captures/" not in line]
+        return head.stdout.strip() + ("-dirty" if edited else "")
     except (OSError, subprocess.SubprocessError):
         return None
 
