@@ -420,6 +420,8 @@ def _as_cuda_capture(root: Path, torch: str) -> Path:
         raw["freshness"]["torch"] = torch
         raw["environment"].update(device_kind="cuda", device_name="NVIDIA A100-SXM4-80GB", torch=torch,
                                   compute_capability="8.0", cuda="12.8")
+        for session in raw["sessions"]:
+            session["device_kind"] = "cuda"
     edit_capture(cuda, change)
     return cuda
 
@@ -481,3 +483,23 @@ def test_deciding_staleness_never_imports_torch(crafted):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "nothing to capture" in done.stderr
+
+
+def test_empty_profile_and_unstorable_results_fail_the_capture(tmp_path):
+    """A profile of nothing, or a `results` that can't be stored, is never published as a capture."""
+    root = make_project(tmp_path / "book")
+    write(root / "snippets/chz/empty_profile.py", """
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]):
+            pass
+        """)
+    write(root / "snippets/chz/odd_results.py", """
+        results = {"when": object()}
+        """)
+    done = run_cli("capture", "--device", "cpu", root=root)
+    assert done.returncode == 1
+    assert "FAILED chz/empty_profile (cpu)" in done.stderr and "FAILED chz/odd_results (cpu)" in done.stderr
+    assert "recorded no kernel" in done.stderr
+    assert "`results` must be JSON-serialisable" in done.stderr
+    assert not (root / "snippets/chz/captures").exists() or not list((root / "snippets/chz/captures").glob("*.json"))

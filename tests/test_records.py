@@ -138,3 +138,23 @@ def test_committed_profile_captures_have_kernels():
     compiled = load(ROOT / "snippets/ch01/captures/compiled_profile.cpu.json")
     assert [k.name for k in eager.last_session.kernels] == ["aten::add", "aten::clamp_min"]
     assert [k.name for k in compiled.last_session.kernels] == ["graph_0_cpp_fused_add_relu_0"]
+
+
+def test_a_capture_whose_labels_disagree_is_refused(tmp_path):
+    """A CPU run can never be shown as a GPU one, nor launches disagree with the kernel rows."""
+    import json
+
+    from conftest import ROOT
+    from kernelbook.records import CaptureError, load
+
+    raw = json.loads((ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_text())
+    for edit, words in (
+        (lambda r: r.update(device="cuda"), "says device 'cuda'"),
+        (lambda r: r["sessions"][-1].update(launches=7), "counts 7 launches"),
+    ):
+        bad = json.loads(json.dumps(raw))
+        edit(bad)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(bad))
+        with pytest.raises(CaptureError, match=words):
+            load(path)

@@ -154,3 +154,18 @@ def test_every_figure_is_on_both_chapter_pages_with_the_captures_data(built_site
         assert figures["timeline"].count('class="kb-kernel-bar') == launches
         assert len(re.findall(r'class="kb-transfer', figures["traffic"])) == 5 + 3
         assert len(re.findall(r'class="kb-point"', figures["sweep"])) == 2 * 2 * rows  # 2 charts × 2 series
+
+
+def test_build_without_capture_writes_nothing_into_docs(book, tmp_path):
+    """`kernelbook build --no-capture` renders what is committed: a stale notebook fails it, untouched."""
+    from conftest import run_cli
+
+    for lang in ("ja", "en"):
+        page = book / f"docs/{lang}/ch01/index.md"
+        page.write_text(page.read_text().replace("{ #summary }", "(edited) { #summary }", 1))
+    notebook = book / "docs/ja/ch01/notebook.ipynb"
+    before = notebook.read_bytes()
+    done = run_cli("build", "--no-capture", root=book, **MKDOCS_ENV)
+    assert done.returncode != 0
+    assert "docs/ja/ch01/notebook.ipynb is out of date" in done.stdout + done.stderr
+    assert notebook.read_bytes() == before
