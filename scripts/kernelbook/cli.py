@@ -110,6 +110,8 @@ def cmd_kernels(args: argparse.Namespace) -> int:
             found = extract(load_trace(path))
         except TraceError as exc:
             raise KernelbookError(str(exc)) from None
+        except (KeyError, TypeError, ValueError) as exc:  # events of the wrong shape
+            raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
         kernels, launches, kind = found.kernels, found.launches, found.device_kind
     if args.json:
         print(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,

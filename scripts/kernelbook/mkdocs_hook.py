@@ -20,7 +20,7 @@ from mkdocs.plugins import event_priority
 from kernelbook import notebook_pages, notebooks, twins
 from kernelbook.book import load_book
 from kernelbook.labels import label
-from kernelbook.pictures import figure_html
+from kernelbook.figure_cache import figure_html
 from kernelbook.render import Context, render_page
 from kernelbook.sections import section_index
 

@@ -1,4 +1,4 @@
-"""Figures for pages: drawn by figures.py from the shown captures, cached by their data."""
+"""Figures for pages: drawn by figures.py from the shown captures, cached on disk by their data."""
 
 from __future__ import annotations
 
