@@ -167,8 +167,8 @@ _STRINGS: dict[str, dict[str, str]] = {
         "s_eager": "eager",
         "s_compiled": "torch.compile",
         "s_roof": "copy bandwidth {bw}",
-        "s_point_time": "{series}, {n} elements: {value}",
-        "s_point_bw": "{series}, {n} elements: {value} ({arrays} arrays moved)",
+        "s_point_time": "{n} elements: {value}",  # tooltips: the marker's shape and colour say the series
+        "s_point_bw": "{n} elements: {value} ({arrays} arrays moved)",
         "s_alt": "Two log–log charts over {k} tensor lengths from {lo} to {hi} elements{device}. Left: time per "
         "call; at {hi} elements eager took {eager_t} and torch.compile {compiled_t}. Right: effective "
         "bandwidth, counting {eager_arrays} arrays moved for eager and {fused_arrays} for compiled; at "
@@ -228,8 +228,8 @@ _STRINGS: dict[str, dict[str, str]] = {
         "s_eager": "イーガー",
         "s_compiled": "torch.compile",
         "s_roof": "コピー帯域 {bw}",
-        "s_point_time": "{series}、{n} 要素: {value}",
-        "s_point_bw": "{series}、{n} 要素: {value} (配列 {arrays} 本分)",
+        "s_point_time": "{n} 要素: {value}",
+        "s_point_bw": "{n} 要素: {value} (配列 {arrays} 本分)",
         "s_alt": "要素数 {lo} から {hi} までの {k} 通りの長さについての両対数グラフ 2 つ{device}。左: 1 回あたりの時間。"
         "{hi} 要素でイーガーは {eager_t}、torch.compile は {compiled_t}。右: イーガーは配列 {eager_arrays} 本分、"
         "コンパイル版は {fused_arrays} 本分を動かすとした実効帯域。{hi} 要素でイーガーは {eager_bw}、"
@@ -360,8 +360,9 @@ def _esc(text: Any) -> str:
 
 
 def _num(x: float) -> str:
-    """A coordinate: at most two decimals, no trailing zeros, never ``-0``."""
-    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    """A coordinate: at most one decimal (a tenth of a viewBox unit is under a pixel at any
+    width the page shows), no trailing zeros, never ``-0``."""
+    text = f"{x:.1f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
@@ -420,13 +421,13 @@ def _fit(text: str, room: float, size: float, *, mono: bool = False, min_chars: 
 
 # Colours: mkdocs-material's custom properties, which its light and dark ("slate")
 # schemes both define; the fallbacks keep the figure readable outside the theme.
-FG = "var(--md-default-fg-color, currentColor)"
-TEXT = "var(--md-default-fg-color, CanvasText)"
-FG_LIGHT = "var(--md-default-fg-color--light, #888)"
-FG_LIGHTEST = "var(--md-default-fg-color--lightest, rgba(136, 136, 136, 0.16))"
-BG = "var(--md-default-bg-color, Canvas)"
-ACCENT = "var(--md-accent-fg-color, #e6357a)"
-MONO = "var(--md-code-font-family, ui-monospace, monospace)"
+FG = "var(--md-default-fg-color,currentColor)"
+TEXT = "var(--md-default-fg-color,CanvasText)"
+FG_LIGHT = "var(--md-default-fg-color--light,#888)"
+FG_LIGHTEST = "var(--md-default-fg-color--lightest,#88888829)"  # 0x29/255: alpha .16
+BG = "var(--md-default-bg-color,Canvas)"
+ACCENT = "var(--md-accent-fg-color,#e6357a)"
+MONO = "var(--md-code-font-family,ui-monospace,monospace)"
 
 FONT = 14  # body text, in viewBox units (every viewBox is 720 wide)
 SMALL = 13  # ticks, kernel names, notes: never below 11, so that 375 px screens can still read it
@@ -435,67 +436,88 @@ SMALL = 13  # ticks, kernel names, notes: never below 11, so that 375 px screens
 def _css(cls: str, body: str = "") -> str:
     """Styles scoped to one figure in one language: colours by role, never hard-coded.
 
-    Only the rules whose classes the drawing uses are kept: the SVG is inlined in the
-    page, so every byte here is a byte of every page load.
+    Only the rules whose classes and elements the drawing uses are kept: the SVG is inlined
+    in the page, so every byte here is a byte of every page load. Presentation shared by
+    many elements (stroke widths, marker fills, the badges' text) lives here rather than on
+    each element, for the same reason.
     """
     s = f".{cls}"
     rules = [
-        f"{s}{{color:{FG}}}",
-        f"{s} text{{fill:{TEXT};font-size:{FONT}px}}",
-        f"{s} .kb-small{{font-size:{SMALL}px}}",
-        f"{s} .kb-big{{font-size:16px}}",
-        f"{s} .kb-bold{{font-weight:700}}",
-        f"{s} .kb-mono{{font-family:{MONO}}}",
-        f"{s} text.kb-muted{{fill:{FG_LIGHT}}}",
-        f"{s} text.kb-accent{{fill:{ACCENT}}}",
-        f"{s} .kb-band{{fill:{FG_LIGHTEST};stroke:none}}",
-        f"{s} .kb-box{{fill:{BG};stroke:{FG};stroke-width:1.5}}",
-        f"{s} .kb-ghost{{fill:none;stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:5 4}}",
-        f"{s} .kb-grid{{stroke:{FG_LIGHTEST};stroke-width:1}}",
-        f"{s} .kb-axis{{stroke:{FG_LIGHT};stroke-width:1}}",
-        f"{s} .kb-transfer{{color:{FG}}}",
-        f"{s} .kb-roundtrip{{color:{ACCENT}}}",
-        f"{s} .kb-box.kb-roundtrip-box{{stroke:{ACCENT};stroke-width:2}}",
-        f"{s} .kb-badge{{fill:{BG};stroke:currentColor;stroke-width:1.5}}",
-        f"{s} .kb-badge-text{{fill:currentColor;font-size:{SMALL}px;font-weight:700}}",
-        f"{s} .kb-cpu-bar{{fill:{FG_LIGHT}}}",
-        f"{s} .kb-kernel-bar{{fill:{ACCENT}}}",
-        f"{s} .kb-eager{{color:{FG}}}",
-        f"{s} .kb-compiled{{color:{ACCENT}}}",
-        f"{s} .kb-roof{{stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4}}",
-        f"{s} text.kb-roof-label{{fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke}}",
+        ("", f"color:{FG};font-size:{FONT}px"),  # text inherits the size; .kb-small on a group shrinks all of it
+        (" text", f"fill:{TEXT}"),
+        (" .kb-small", f"font-size:{SMALL}px"),
+        (" .kb-big", "font-size:16px"),
+        (" .kb-bold", "font-weight:700"),
+        (" .kb-mono", f"font-family:{MONO}"),
+        (" .kb-muted", f"fill:{FG_LIGHT}"),
+        (" .kb-accent", f"fill:{ACCENT}"),
+        (" .kb-band", f"fill:{FG_LIGHTEST}"),
+        (" .kb-box", f"fill:{BG};stroke:currentColor;stroke-width:1.5"),
+        (" .kb-ghost", f"fill:none;stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:5 4"),
+        # one path of straight segments each (nothing to fill), 1 wide (the default)
+        (" .kb-grid", f"stroke:{FG_LIGHTEST}"),
+        (" .kb-axis", f"stroke:{FG_LIGHT}"),
+        (" .kb-roundtrip", f"color:{ACCENT}"),
+        (" .kb-box.kb-roundtrip-box", f"stroke:{ACCENT};stroke-width:2"),
+        # a transfer: shaft, head, numbered badge
+        (" .kb-transfer line", "stroke:currentColor;stroke-width:2"),
+        (" .kb-roundtrip line", "stroke-width:2.5"),
+        (" .kb-transfer path", "fill:currentColor"),
+        (" .kb-transfer circle", f"fill:{BG};stroke:currentColor;stroke-width:1.5"),
+        (" .kb-transfer text", f"fill:currentColor;font-size:{SMALL}px;font-weight:700;text-anchor:middle"),
+        # timeline: bars, and the kernel names under them
+        (" .kb-cpu-bar", f"fill:{FG_LIGHT}"),
+        (" .kb-kernel-bar", f"fill:{ACCENT}"),
+        (" .kb-group g text", f"font-size:{SMALL}px;font-family:{MONO}"),
+        # sweep: series lines and their markers
+        (" .kb-eager", "fill:currentColor"),  # in the figure's colour
+        (" .kb-compiled", f"color:{ACCENT};fill:currentColor"),
+        (" polyline", "fill:none;stroke:currentColor;stroke-width:2;stroke-linejoin:round"),
+        (" .kb-roof", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4"),
+        (" .kb-roof-label", f"fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),
     ]
-    used = set(re.findall(r'class="([^"]*)"', body))
-    used = {c for group in used for c in group.split()}
-    return "".join(r for r in rules if all(c in used for c in re.findall(r"\.(kb-[\w-]+)", r.split("{")[0])[1:]))
+    used = {c for group in re.findall(r'class="([^"]*)"', body) for c in group.split()}
+    tags = set(re.findall(r"<([a-z]+)", body))
+
+    def needed(tail: str) -> bool:
+        return all(c in used for c in re.findall(r"\.(kb-[\w-]+)", tail)) and all(
+            t in tags for t in re.findall(r"(?:^|\s)([a-z]+)", tail)
+        )
+
+    return "".join(f"{s}{tail}{{{decl}}}" for tail, decl in rules if needed(tail))
 
 
 def _svg(name: str, lang: str, width: int, height: float, alt: str, body: Sequence[str]) -> str:
     cls = f"kb-fig-{name}-{lang}"
     title_id = f"{cls}-title"
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="kb-svg {cls}" viewBox="0 0 {width} {_num(height)}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" viewBox="0 0 {width} {_num(height)}" '
         f'width="100%" role="img" aria-labelledby="{title_id}" lang="{lang}" '
         f'style="height:auto;max-width:100%;display:block">'
     )
-    parts = [head, f'<title id="{title_id}">{_esc(alt)}</title>', f"<style>{_css(cls, ''.join(body))}</style>", *body, "</svg>"]
+    drawing = "".join(body)
+    parts = [head, f'<title id="{title_id}">{_esc(alt)}</title>', f"<style>{_css(cls, drawing)}</style>", drawing, "</svg>"]
     return "\n".join(parts)
 
 
-def _arrow(x1: float, y1: float, x2: float, y2: float, head: float = 9.0, width: float = 2.0) -> list[str]:
-    """A line from (x1, y1) to (x2, y2) with a filled head at the end, in currentColor."""
+def _arrow(x1: float, y1: float, x2: float, y2: float, head: float = 9.0) -> list[str]:
+    """A shaft from (x1, y1) to (x2, y2) and a filled head at its end (their paint is the CSS's)."""
     length = math.hypot(x2 - x1, y2 - y1) or 1.0
     ux, uy = (x2 - x1) / length, (y2 - y1) / length
     bx, by = x2 - ux * head, y2 - uy * head
     px, py = -uy * head * 0.5, ux * head * 0.5
     return [
-        _el("line", x1=float(x1), y1=float(y1), x2=float(bx), y2=float(by), stroke="currentColor", stroke_width=float(width)),
-        _el(
-            "path",
-            d=f"M{_num(x2)} {_num(y2)}L{_num(bx + px)} {_num(by + py)}L{_num(bx - px)} {_num(by - py)}Z",
-            fill="currentColor",
-        ),
+        _el("line", x1=float(x1), y1=float(y1), x2=float(bx), y2=float(by)),
+        _el("path", d=f"M{_num(x2)} {_num(y2)}L{_num(bx + px)} {_num(by + py)}L{_num(bx - px)} {_num(by - py)}Z"),
     ]
+
+
+def _lines(segments: Sequence[tuple[float, float, float, float]]) -> str:
+    """Horizontal and vertical segments (x1, y1, x2, y2) as one path's data: M x y H x2 or V y2."""
+    d = []
+    for x1, y1, x2, y2 in segments:
+        d.append(f"M{_num(x1)} {_num(y1)}" + (f"H{_num(x2)}" if y1 == y2 else f"V{_num(y2)}"))
+    return "".join(d)
 
 
 # ---------------------------------------------------------------- traffic
@@ -520,13 +542,15 @@ def _draw_traffic(inputs: dict, lang: str) -> Figure:
         y += height + 14
     # legend: what the arrows mean, and the round trip in the accent colour
     all_trips = sorted({a for v in trips.values() for a in v}, key=arrays.index)
-    items = [(_t(lang, "t_legend_read"), "kb-small"), (_t(lang, "t_legend_write"), "kb-small")]
+    items = [(_t(lang, "t_legend_read"), None), (_t(lang, "t_legend_write"), None)]
     if all_trips:
-        items.append((_t(lang, "t_legend_trip", names=_join(lang, all_trips)), "kb-small kb-accent"))
+        items.append((_t(lang, "t_legend_trip", names=_join(lang, all_trips)), "kb-accent"))
     x = 10.0
+    legend = []
     for label, cls in items:
-        body.append(_text(x, y + 10, label, cls=cls + " kb-legend"))
+        legend.append(_text(x, y + 10, label, cls=cls))
         x += _width(label, SMALL) + 26
+    body.append(_el("g", "".join(legend), cls="kb-small"))
     height = y + 18
 
     def passes_text(version: str) -> str:
@@ -577,16 +601,18 @@ def _traffic_panel(
 ) -> tuple[list[str], float]:
     """One panel: the chip with its kernels above, GPU memory with its arrays below, arrows between."""
     out: list[str] = [f'<g class="kb-panel" data-version="{_esc(version)}">']
-    out.append(_text(10, y0 + 16, title, cls="kb-bold"))
-    label = _count(lang, "transfers", count)
-    out.append(_text(_TW - 10, y0 + 17, label, cls="kb-bold kb-big kb-transfer-count", text_anchor="end"))
-
     chip_top, chip_h = y0 + 28, 58.0
     mem_top, mem_h = y0 + 146, 52.0
     out.append(_el("rect", cls="kb-band", x=10.0, y=chip_top, width=_TW - 20.0, height=chip_h, rx=6.0))
     out.append(_el("rect", cls="kb-band", x=10.0, y=mem_top, width=_TW - 20.0, height=mem_h, rx=6.0))
-    out.append(_text(20, chip_top + chip_h / 2 + 4.5, _t(lang, "t_chip"), cls="kb-bold"))
-    out.append(_text(20, mem_top + mem_h / 2 + 4.5, _t(lang, "t_memory"), cls="kb-bold"))
+    label = _count(lang, "transfers", count)
+    heads = [
+        _text(10, y0 + 16, title),
+        _text(_TW - 10, y0 + 17, label, cls="kb-big kb-transfer-count", text_anchor="end"),
+        _text(20, chip_top + chip_h / 2 + 4.5, _t(lang, "t_chip")),
+        _text(20, mem_top + mem_h / 2 + 4.5, _t(lang, "t_memory")),
+    ]
+    out.append(_el("g", "".join(heads), cls="kb-bold"))
 
     # arrays: fixed slots left to right, so both panels line up; unused ones are ghosts
     slot = (_T_RIGHT - _T_LEFT) / len(arrays)
@@ -629,39 +655,36 @@ def _traffic_panel(
         cls = "kb-transfer kb-roundtrip" if trip else "kb-transfer"
         tip = _t(lang, "t_reads" if direction == "read" else "t_writes", kernel=kernel, array=a)
         mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-        parts = [_title(tip), *_arrow(*start, *end, width=2.5 if trip else 2.0)]
-        parts.append(_el("circle", cls="kb-badge", cx=float(mx), cy=float(my), r=10.0))
-        parts.append(_text(mx, my + 4.2, str(j + 1), cls="kb-badge-text", text_anchor="middle"))
-        out.append(
-            _el(
-                "g",
-                "".join(parts),
-                cls=cls,
-                data_kernel=kernel,
-                data_array=a,
-                data_direction=direction,
-                data_order=str(j + 1),
-            )
-        )
+        # shaft (2.5 wide on a round trip), head, and the numbered badge: painted by the CSS
+        parts = [_title(tip), *_arrow(*start, *end)]
+        parts.append(_el("circle", cx=float(mx), cy=float(my), r=10.0))
+        parts.append(_text(mx, my + 4.2, str(j + 1)))
+        out.append(_el("g", "".join(parts), cls=cls, data_kernel=kernel, data_array=a, data_direction=direction))
 
+    # boxes, then their centred labels in one group (boxes never cover another box's label)
+    boxes: list[str] = []
+    labels: list[str] = []  # in monospace bold
+    others: list[str] = []
     for i, ((kernel, _, _, keep), (x, w)) in enumerate(zip(passes, kboxes)):
-        out.append(_el("rect", cls="kb-box kb-kernel", x=float(x), y=k_top, width=float(w), height=k_h, rx=5.0))
+        boxes.append(_el("rect", cls="kb-box", x=float(x), y=k_top, width=float(w), height=k_h, rx=5.0))
         if keep:
-            out.append(_text(x + w / 2, k_top + 17, kernel, cls="kb-mono kb-bold", text_anchor="middle"))
+            labels.append(_text(x + w / 2, k_top + 17, kernel))
             note = _t(lang, "t_in_registers", names=_join(lang, keep))
-            out.append(_text(x + w / 2, k_top + 33, note, cls="kb-small kb-muted", text_anchor="middle"))
+            others.append(_text(x + w / 2, k_top + 33, note, cls="kb-small kb-muted"))
         else:
-            out.append(_text(x + w / 2, k_top + k_h / 2 + 4.5, kernel, cls="kb-mono kb-bold", text_anchor="middle"))
+            labels.append(_text(x + w / 2, k_top + k_h / 2 + 4.5, kernel))
 
     for a in arrays:
         x = ax[a] - box_w / 2
         if a in used:
-            cls = "kb-box kb-array kb-roundtrip-box" if a in trips else "kb-box kb-array"
-            out.append(_el("rect", cls=cls, x=float(x), y=box_top, width=box_w, height=box_h, rx=4.0))
-            out.append(_text(ax[a], box_top + box_h / 2 + 4.5, a, cls="kb-mono kb-bold", text_anchor="middle"))
+            cls = "kb-box kb-roundtrip-box" if a in trips else "kb-box"
+            boxes.append(_el("rect", cls=cls, x=float(x), y=box_top, width=box_w, height=box_h, rx=4.0))
+            labels.append(_text(ax[a], box_top + box_h / 2 + 4.5, a))
         else:  # not in GPU memory at all in this version
-            out.append(_el("rect", cls="kb-ghost kb-array-ghost", x=float(x), y=box_top, width=box_w, height=box_h, rx=4.0))
-            out.append(_text(ax[a], box_top + box_h / 2 + 4.5, a, cls="kb-mono kb-muted", text_anchor="middle"))
+            boxes.append(_el("rect", cls="kb-ghost kb-array-ghost", x=float(x), y=box_top, width=box_w, height=box_h, rx=4.0))
+            others.append(_text(ax[a], box_top + box_h / 2 + 4.5, a, cls="kb-mono kb-muted"))
+    out += boxes
+    out.append(_el("g", _el("g", "".join(labels), cls="kb-mono kb-bold") + "".join(others), text_anchor="middle"))
     out.append("</g>")
     return out, mem_top + mem_h - y0
 
@@ -768,9 +791,7 @@ def _draw_timeline(inputs: dict, lang: str) -> Figure:
     while t <= axis_end + step * 1e-6:
         ticks.append(t)
         t += step
-    for t in ticks:
-        gx = x0 + t * scale
-        body.append(_el("line", cls="kb-grid", x1=gx, y1=top + 4, x2=gx, y2=axis_y))
+    body.append(_el("path", cls="kb-grid", d=_lines([(x0 + t * scale, top + 4, x0 + t * scale, axis_y) for t in ticks])))
 
     titles = ("l_eager", "l_compiled")
     y = top
@@ -779,7 +800,7 @@ def _draw_timeline(inputs: dict, lang: str) -> Figure:
         cuda = g["device_kind"] == "cuda"
         kernel_events = [e for e in g["events"] if e[0] == "kernel"]
         title = _t(lang, titles[min(gi, 1)], kernels=_count(lang, "kernels", len(kernel_events)))
-        body.append(f'<g class="kb-group" data-snippet="{_esc(g["snippet"])}" data-device="{_esc(g["device"])}">')
+        body.append(f'<g class="kb-group" data-snippet="{_esc(g["snippet"])}">')
         body.append(_text(10, y + 16, title, cls="kb-bold"))
         lanes = (
             (_t(lang, "l_lane_launch" if cuda else "l_lane_op"), "launch" if cuda else "op", "kb-cpu-bar"),
@@ -800,9 +821,9 @@ def _draw_timeline(inputs: dict, lang: str) -> Figure:
                 tip = _t(lang, "l_tip", name=name, ts=_fmt_us(ts), dur=_fmt_us(dur))
                 parts = [_title(tip), _el("rect", cls=bar_cls, x=bx, y=ly, width=bw, height=bar_h, rx=2.0)]
                 if label_text:
-                    parts.append(_text(lx, ly + bar_h + 15, label_text, cls="kb-small kb-mono"))
+                    parts.append(_text(lx, ly + bar_h + 15, label_text))  # small, monospace: the CSS's .kb-group g text
                     free_from = lx + _width(label_text, SMALL, mono=True) + 12
-                body.append(_el("g", "".join(parts), cls=f"kb-event kb-{kind}"))
+                body.append(_el("g", "".join(parts)))
         body.append("</g>")
         end = max((ts + dur for _, _, ts, dur in kernel_events), default=0.0)
         names = _join(lang, [kernels.short_name(e[1]) for e in kernel_events])
@@ -810,13 +831,15 @@ def _draw_timeline(inputs: dict, lang: str) -> Figure:
         y += group_h + 2 * lane_pitch + gap
 
     # the shared time axis
-    body.append(_el("line", cls="kb-axis", x1=x0, y1=axis_y, x2=x1, y2=axis_y))
+    segments = [(x0, axis_y, x1, axis_y)] + [(x0 + t * scale, axis_y, x0 + t * scale, axis_y + 5) for t in ticks]
+    body.append(_el("path", cls="kb-axis", d=_lines(segments)))
+    labels = []
     for t in ticks:
         gx = x0 + t * scale
-        body.append(_el("line", cls="kb-axis", x1=gx, y1=axis_y, x2=gx, y2=axis_y + 5))
-        anchor = "start" if t == 0 else ("end" if gx > x1 - 20 else "middle")
-        body.append(_text(gx, axis_y + 18, _fmt_tick(t, step), cls="kb-small", text_anchor=anchor))
-    body.append(_text((x0 + x1) / 2, axis_y + 38, _t(lang, "l_axis"), cls="kb-small", text_anchor="middle"))
+        anchor = "start" if t == 0 else ("end" if gx > x1 - 20 else None)  # None: the group's middle
+        labels.append(_el("text", _esc(_fmt_tick(t, step)), x=gx, text_anchor=anchor))
+    labels.append(_text((x0 + x1) / 2, 20, _t(lang, "l_axis")))
+    body.append(_el("g", "".join(labels), cls="kb-small", text_anchor="middle", transform=f"translate(0 {_num(axis_y + 18)})"))
     height = axis_y + 46
 
     device = _device_note(lang, groups)
@@ -939,24 +962,30 @@ class _LogAxes:
         return self.top + self.height - (math.log10(value) - lo) / (hi - lo) * self.height
 
     def frame(self, xkind: str, ykind: str) -> list[str]:
-        out = []
+        """Gridlines (one path), axes and ticks (one path), decade labels (two groups)."""
         bottom, right = self.top + self.height, self.left + self.width
         ystep = 1 if self.yhi - self.ylo <= 7 else 2
         xstep = 1 if self.xhi - self.xlo <= 7 else 2
+        grid, axis, ylabels, xlabels = [], [], [], []
         for k in range(self.ylo, self.yhi + 1):
             gy = self.y(10.0**k)
-            out.append(_el("line", cls="kb-grid", x1=self.left, y1=gy, x2=right, y2=gy))
+            grid.append((self.left, gy, right, gy))
             if (k - self.ylo) % ystep == 0:
-                out.append(_text(self.left - 6, gy + 4, _decade_label(k, ykind), cls="kb-small", text_anchor="end"))
+                ylabels.append(_el("text", _esc(_decade_label(k, ykind)), y=gy))
         for k in range(self.xlo, self.xhi + 1):
             gx = self.x(10.0**k)
-            out.append(_el("line", cls="kb-grid", x1=gx, y1=self.top, x2=gx, y2=bottom))
-            out.append(_el("line", cls="kb-axis", x1=gx, y1=bottom, x2=gx, y2=bottom + 5))
+            grid.append((gx, self.top, gx, bottom))
+            axis.append((gx, bottom, gx, bottom + 5))
             if (k - self.xlo) % xstep == 0:
-                out.append(_text(gx, bottom + 18, _decade_label(k, xkind), cls="kb-small", text_anchor="middle"))
-        out.append(_el("line", cls="kb-axis", x1=self.left, y1=bottom, x2=right, y2=bottom))
-        out.append(_el("line", cls="kb-axis", x1=self.left, y1=self.top, x2=self.left, y2=bottom))
-        return out
+                xlabels.append(_el("text", _esc(_decade_label(k, xkind)), x=gx))
+        axis += [(self.left, bottom, right, bottom), (self.left, self.top, self.left, bottom)]
+        return [
+            _el("path", cls="kb-grid", d=_lines(grid)),
+            _el("path", cls="kb-axis", d=_lines(axis)),
+            # labels share their x (y ticks) or y (x ticks): the group's offset holds it
+            _el("g", "".join(ylabels), cls="kb-small", text_anchor="end", transform=f"translate({_num(self.left - 6)} 4)"),
+            _el("g", "".join(xlabels), cls="kb-small", text_anchor="middle", transform=f"translate(0 {_num(bottom + 18)})"),
+        ]
 
 
 def _roof_label_spot(axes: _LogAxes, ry: float, width: float, lines: Sequence[Sequence[tuple[float, float]]]) -> tuple[float, float]:
@@ -983,10 +1012,11 @@ def _plain(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def _marker(series: str, x: float, y: float) -> str:
+def _marker(series: str, x: float, y: float, content: str | None = None, **attrs: Any) -> str:
+    """A dot (eager) or a square (compiled), filled by its series' group."""
     if series == "eager":
-        return _el("circle", cx=x, cy=y, r=4.0, fill="currentColor")
-    return _el("rect", x=x - 4, y=y - 4, width=8.0, height=8.0, fill="currentColor")
+        return _el("circle", content, **attrs, cx=x, cy=y, r=4.0)
+    return _el("path", content, **attrs, d=f"M{_num(x - 4)} {_num(y - 4)}h8v8h-8z")
 
 
 def _draw_sweep(inputs: dict, lang: str) -> Figure:
@@ -1015,10 +1045,10 @@ def _draw_sweep(inputs: dict, lang: str) -> Figure:
     # legend, top left
     lx = 72.0
     for series in ("eager", "compiled"):
-        sample = _el("line", x1=lx, y1=14.0, x2=lx + 24, y2=14.0, stroke="currentColor", stroke_width=2.0)
+        sample = _el("polyline", points=f"{_num(lx)},14 {_num(lx + 24)},14")
         sample += _marker(series, lx + 12, 14.0)
         sample += _text(lx + 32, 18.5, names[series])
-        body.append(_el("g", sample, cls=f"kb-legend kb-{series}"))
+        body.append(_el("g", sample, cls=f"kb-{series}"))
         lx += 32 + _width(names[series], FONT) + 24
 
     for chart, title, subtitle, ykind, values, axes in charts:
@@ -1036,22 +1066,14 @@ def _draw_sweep(inputs: dict, lang: str) -> Figure:
             body.append(_text(lx, ly, label, cls="kb-small kb-roof-label"))
         for series in ("eager", "compiled"):
             pts = points[series]
-            parts = [
-                _el(
-                    "polyline",
-                    points=" ".join(f"{_num(px)},{_num(py)}" for px, py in pts),
-                    fill="none",
-                    stroke="currentColor",
-                    stroke_width=2.0,
-                    stroke_linejoin="round",
-                )
-            ]
+            parts = [_el("polyline", points=" ".join(f"{_num(px)},{_num(py)}" for px, py in pts))]
             for (px, py), n, v in zip(pts, ns, values[series]):
                 value = _fmt_seconds(v) if chart == "time" else _fmt_si(v, "B/s")
                 key = "s_point_time" if chart == "time" else "s_point_bw"
                 tip = _t(lang, key, series=names[series], n=f"{n:,.0f}", value=value, arrays=arrays[series])
-                parts.append(_el("g", _title(tip) + _marker(series, px, py), cls="kb-point", data_series=series, data_elements=f"{n:.0f}"))
-            body.append(_el("g", "".join(parts), cls=f"kb-series kb-{series}", data_series=series))
+                # the marker is the point: its <title> is the tooltip
+                parts.append(_marker(series, px, py, _title(tip), cls="kb-point", data_series=series, data_elements=f"{n:.0f}"))
+            body.append(_el("g", "".join(parts), cls=f"kb-{series}"))
         body.append("</g>")
     body.append(_text(_TW / 2, top + plot_h + 42, _t(lang, "s_x"), cls="kb-small", text_anchor="middle"))
     height = top + plot_h + 50
