@@ -152,3 +152,14 @@ def test_unevaluable_claim_is_a_named_error_not_a_crash():
     c = ctx()
     render_page("[[kb:ratio ch01/size_sweep device / bytes_per_element > 1]]", c)
     assert len(c.errors) == 1 and "device is str 'cpu', not a number" in c.errors[0]
+
+
+def test_every_reader_skips_headings_and_directives_inside_code():
+    """The twin check, the notebooks and the instructors' index read pages by one set of rules."""
+    from kernelbook import notebooks, page_text
+
+    page = "# T { #top }\n\n## Real { #real }\n\n    ```md\n    ## Fake { #fake }\n    [[kb:run ch01/x]]\n    ```\n\n[[kb:run ch01/y]]\n"
+    assert twins.anchors(page) == ["real"]
+    assert twins.directives(page) == ["[[kb:run ch01/y]]"]
+    assert page_text.title(page) == "T"
+    assert notebooks.outline(page) == ("T", [("heading", "## Real", "real"), ("run", "ch01/y", "")])

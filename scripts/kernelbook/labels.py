@@ -44,6 +44,38 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "この章のスニペットを、上から順に自分の環境で実行できます。出力欄には、このページと同じキャプチャの結果が入っています。",
         "en": "Run this chapter's snippets top to bottom yourself. Its output cells hold the same captures this page shows.",
     },
+    # the notebook's first cell and its page on the site
+    "nb_intro": {
+        "ja": "この章のスニペットを、章のページと同じ順に並べたノートブックです。本文は[章のページ]({url})にあります。このファイルは章のページとスニペットから自動生成しています。",
+        "en": "This chapter's snippets, in the order the [chapter page]({url}) runs them; the text is on that page. This file is generated from the page and the snippets.",
+    },
+    "nb_outputs": {
+        "ja": "出力欄には、このノートブックを実行した結果ではなく、章のページに載せたのと同じキャプチャの出力が入っています。",
+        "en": "The output cells hold the same captures the chapter page shows, not the result of running this notebook.",
+    },
+    "nb_captured_one": {
+        "ja": "キャプチャした環境: {where}。",
+        "en": "Captured on {where}.",
+    },
+    "nb_captured_many": {
+        "ja": "キャプチャした環境:",
+        "en": "Captured on:",
+    },
+    "nb_cpu_all": {
+        "ja": "**これは CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではありません。カーネル名も時間も GPU とは異なります。GPU で実行すると、出力欄は GPU での結果に置き換わります。",
+        "en": "**This is a CPU capture.** These outputs did not come from a GPU (CUDA) run; kernel names and times differ on a GPU. Run the notebook on a GPU to replace them with a GPU's.",
+    },
+    "nb_cpu_some": {
+        "ja": "**このうち {snippets} は CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではなく、カーネル名も時間も GPU とは異なります。",
+        "en": "**Of these, {snippets} are CPU captures:** not from a GPU (CUDA) run; kernel names and times differ on a GPU.",
+    },
+    "nb_missing": {
+        "ja": "キャプチャがまだないため、出力欄は空です。",
+        "en": "There are no captures yet, so the output cells are empty.",
+    },
+    "nb_page_title": {"ja": "{title} (ノートブック)", "en": "{title} (notebook)"},  # on the site: not the chapter's own title
+    "nb_date": {"ja": "{date} (UTC)", "en": "{date} (UTC)"},
+    "nb_dates": {"ja": "{first} – {last} (UTC)", "en": "{first} to {last} (UTC)"},
     "permalink": {"ja": "この節へのリンク", "en": "Link to this section"},
 }
 

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from mkdocs.structure.files import File
 
 from . import notebooks
+from .labels import label
 
 
 def settings(config) -> dict[str, str]:
@@ -121,7 +122,7 @@ def page_html(html: str, page, config, lang: str) -> str:
     html = _SCRIPT.sub(_local_script, html)
     html = _section_anchors(html, page)
     if page.title:  # set from the notebook's H1 by mkdocs-jupyter; the nav lists it beside the chapter
-        page.title = notebooks.text("page_title", lang, title=page.title)
+        page.title = label("nb_page_title", lang, title=page.title)
     head = html.find("</h1>")
     html = html[: head + 5] + "\n" + bar + html[head + 5 :] if head >= 0 else bar + html
     return _NOTEBOOK_STYLE + html

@@ -25,59 +25,14 @@ from urllib.parse import quote
 
 from .book import Entry, load_book
 from .labels import label
+from .page_text import headings, strip_code, title
 from .records import Capture, write_atomic
 from .twins import LANGS
 
 NAME = "notebook.ipynb"  # beside the chapter's index.md, in each language
 COLAB = "https://colab.research.google.com/github/{repository}/blob/{branch}/docs/{lang}/{chapter}/" + NAME
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_H1 = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_HEADING = re.compile(r"^(#{2,3})[ \t]+(.+?)[ \t]*$")
-_ANCHOR = re.compile(r"[ \t]*\{[ \t]*#[\w-]+[^}]*\}[ \t]*$")
-_ANCHOR_ID = re.compile(r"\{[ \t]*#([\w-]+)")
-_RUN = re.compile(r"^\[\[kb:run[ \t]+([^\]\s]+)[ \t]*\]\][ \t]*$")
-
-# What the title cell says, in the page's language.
-TEXT: dict[str, dict[str, str]] = {
-    "intro": {
-        "ja": "この章のスニペットを、章のページと同じ順に並べたノートブックです。本文は[章のページ]({url})にあります。このファイルは章のページとスニペットから自動生成しています。",
-        "en": "This chapter's snippets, in the order the [chapter page]({url}) runs them; the text is on that page. This file is generated from the page and the snippets.",
-    },
-    "outputs": {
-        "ja": "出力欄には、このノートブックを実行した結果ではなく、章のページに載せたのと同じキャプチャの出力が入っています。",
-        "en": "The output cells hold the same captures the chapter page shows, not the result of running this notebook.",
-    },
-    "captured_one": {
-        "ja": "キャプチャした環境: {where}。",
-        "en": "Captured on {where}.",
-    },
-    "captured_many": {
-        "ja": "キャプチャした環境:",
-        "en": "Captured on:",
-    },
-    "cpu_all": {
-        "ja": "**これは CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではありません。カーネル名も時間も GPU とは異なります。GPU で実行すると、出力欄は GPU での結果に置き換わります。",
-        "en": "**This is a CPU capture.** These outputs did not come from a GPU (CUDA) run; kernel names and times differ on a GPU. Run the notebook on a GPU to replace them with a GPU's.",
-    },
-    "cpu_some": {
-        "ja": "**このうち {snippets} は CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではなく、カーネル名も時間も GPU とは異なります。",
-        "en": "**Of these, {snippets} are CPU captures:** not from a GPU (CUDA) run; kernel names and times differ on a GPU.",
-    },
-    "missing": {
-        "ja": "キャプチャがまだないため、出力欄は空です。",
-        "en": "There are no captures yet, so the output cells are empty.",
-    },
-    "page_title": {"ja": "{title} (ノートブック)", "en": "{title} (notebook)"},  # on the site: not the chapter's own title
-    "date": {"ja": "{date} (UTC)", "en": "{date} (UTC)"},
-    "dates": {"ja": "{first} – {last} (UTC)", "en": "{first} to {last} (UTC)"},
-}
-
-
-def text(key: str, lang: str, **fields: object) -> str:
-    value = TEXT[key][lang]
-    return value.format(**fields) if fields else value
-
+_RUN = re.compile(r"^\[\[kb:run[ \t]+([^\]\s]+)[ \t]*\]\][ \t]*$", re.MULTILINE)
 
 # ---------------------------------------------------------------- reading the chapter
 
@@ -85,26 +40,13 @@ def text(key: str, lang: str, **fields: object) -> str:
 def outline(chapter_markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
     """The H1 and, in order, ``("heading", "## text", anchor)`` and ``("run", snippet_id, "")``.
 
-    Lines inside fenced code blocks are neither headings nor directives.
+    Only ``##`` and ``###`` headings; lines inside fenced code blocks are neither headings
+    nor directives.
     """
-    title, items, fence = "", [], None
-    for line in chapter_markdown.splitlines():
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) and not line.strip()[len(opened.group(1)):].strip():
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
-        if not title and (h1 := _H1.match(line)):
-            title = _ANCHOR.sub("", h1.group(1)).strip()
-        elif heading := _HEADING.match(line):
-            anchor = _ANCHOR_ID.search(heading.group(2))
-            items.append(("heading", f"{heading.group(1)} {_ANCHOR.sub('', heading.group(2)).strip()}", anchor.group(1) if anchor else ""))
-        elif run := _RUN.match(line):
-            items.append(("run", run.group(1), ""))
-    return title, items
+    found = [(h.offset, ("heading", f"{'#' * h.level} {h.text}", h.anchor or ""))
+             for h in headings(chapter_markdown) if h.level <= 3]
+    found += [(m.start(), ("run", m.group(1), "")) for m in _RUN.finditer(strip_code(chapter_markdown))]
+    return title(chapter_markdown) or "", [item for _, item in sorted(found)]
 
 
 # ---------------------------------------------------------------- the notebook
@@ -132,7 +74,7 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
             shown.append((value, capture))
         stem = re.sub(r"[^A-Za-z0-9-]", "-", value.rsplit("/", 1)[-1])
         cells.append(_code(_unique(f"run-{stem}", ids), source, capture.stdout if capture else ""))
-    head = [f"# {title or chapter}", "", text("intro", lang, url=_page_url(site_url, lang, chapter)), "", text("outputs", lang), "", *_provenance(shown, lang)]
+    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, lang, chapter)), "", label("nb_outputs", lang), "", *_provenance(shown, lang)]
     cells.insert(0, _markdown(_unique("title", ids), "\n".join(head)))
     return {
         "cells": cells,
@@ -150,7 +92,7 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
 
 def _provenance(shown: list[tuple[str, Capture]], lang: str) -> list[str]:
     if not shown:
-        return [text("missing", lang)]
+        return [label("nb_missing", lang)]
     groups: dict[tuple[str, str, str], list[tuple[str, Capture]]] = {}
     for sid, capture in shown:
         env = capture.environment
@@ -158,9 +100,9 @@ def _provenance(shown: list[tuple[str, Capture]], lang: str) -> list[str]:
     lines = []
     wheres = {key: _where(key, members, lang) for key, members in groups.items()}
     if len(groups) == 1:
-        lines.append(text("captured_one", lang, where=next(iter(wheres.values()))))
+        lines.append(label("nb_captured_one", lang, where=next(iter(wheres.values()))))
     else:
-        lines.append(text("captured_many", lang))
+        lines.append(label("nb_captured_many", lang))
         lines.append("")
         for key, members in groups.items():
             names = ", ".join(f"`{sid}`" for sid, _ in members)
@@ -169,16 +111,16 @@ def _provenance(shown: list[tuple[str, Capture]], lang: str) -> list[str]:
     if cpu:
         lines.append("")
         if len(cpu) == len(shown):
-            lines.append("> " + text("cpu_all", lang))
+            lines.append("> " + label("nb_cpu_all", lang))
         else:
-            lines.append("> " + text("cpu_some", lang, snippets=", ".join(f"`{sid}`" for sid in cpu)))
+            lines.append("> " + label("nb_cpu_some", lang, snippets=", ".join(f"`{sid}`" for sid in cpu)))
     return lines
 
 
 def _where(key: tuple[str, str, str], members: list[tuple[str, Capture]], lang: str) -> str:
     _, name, torch = key
     dates = sorted({c.environment.captured_at[:10] for _, c in members})
-    when = text("date", lang, date=dates[0]) if len(dates) == 1 else text("dates", lang, first=dates[0], last=dates[-1])
+    when = label("nb_date", lang, date=dates[0]) if len(dates) == 1 else label("nb_dates", lang, first=dates[0], last=dates[-1])
     cuda = {c.environment.cuda for _, c in members if c.environment.cuda}
     extra = f" · CUDA {', '.join(sorted(cuda))}" if cuda else ""
     return f"{name} · torch {torch}{extra} · {when}"

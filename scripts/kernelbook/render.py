@@ -20,6 +20,7 @@ from . import claims
 from .book import Entry
 from .kernels import short_name
 from .labels import label
+from .page_text import FENCE
 from .records import Capture
 
 BLOCK = re.compile(r"^\[\[kb:(run|figure|notebook|environment|sections)(?:[ \t]+([^\]\n]*?))?[ \t]*\]\][ \t]*$", re.MULTILINE)
@@ -49,13 +50,9 @@ class Context:
         return f'<span class="kb-error">{html.escape(where).replace("[", "&#91;")}</span>'
 
 
-# A fenced code block: its text is shown as written, directives and all.
-FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[`~]*[ \t]*$", re.MULTILINE | re.DOTALL)
-
-
 def render_page(markdown: str, ctx: Context) -> str:
     out, last = [], 0
-    for code in FENCE.finditer(markdown):
+    for code in FENCE.finditer(markdown):  # code blocks show directives as written
         out += [_render_prose(markdown[last:code.start()], ctx), code.group(0)]
         last = code.end()
     return "".join(out + [_render_prose(markdown[last:], ctx)])

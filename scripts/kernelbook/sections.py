@@ -6,10 +6,8 @@ import html
 import re
 from pathlib import Path
 
-from .twins import _strip_code
+from .page_text import headings, title
 
-TITLE = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
-SECTION = re.compile(r"^(#{2,3})\s+(.*?)\s*\{\s*#([\w-]+)\s*\}\s*$", re.MULTILINE)
 SKIP = {"instructors.md"}
 
 
@@ -32,15 +30,16 @@ def section_index(docs: Path, lang: str, site_url: str) -> str:
     out = []
     for path in chapters(docs, lang):
         rel = path.relative_to(docs / lang).as_posix()
-        text = _strip_code(path.read_text(encoding="utf-8"))
-        title = TITLE.search(text)
+        text = path.read_text(encoding="utf-8")
         url = base + page_url(rel)
-        out.append(f'<h3 class="kb-sections-page"><a href="{html.escape(url)}">{html.escape(title.group(1) if title else rel)}</a></h3>')
+        out.append(f'<h3 class="kb-sections-page"><a href="{html.escape(url)}">{html.escape(title(text) or rel)}</a></h3>')
         items = []
-        for level, heading, anchor in SECTION.findall(text):
-            indent = ' class="kb-sub"' if level == "###" else ""
-            target = f"{url}#{anchor}"
-            items.append(f'<li{indent}><a href="{html.escape(target)}">{html.escape(_plain(heading))}</a> <code>{html.escape(target)}</code></li>')
+        for h in headings(text):
+            if h.level > 3 or not h.anchor:
+                continue
+            indent = ' class="kb-sub"' if h.level == 3 else ""
+            target = f"{url}#{h.anchor}"
+            items.append(f'<li{indent}><a href="{html.escape(target)}">{html.escape(_plain(h.text))}</a> <code>{html.escape(target)}</code></li>')
         if items:
             out.append(f'<ul class="kb-sections">{"".join(items)}</ul>')
     return "\n\n".join(out) + "\n"

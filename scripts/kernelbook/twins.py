@@ -2,36 +2,30 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .claims import INLINE
+from .page_text import headings, strip_code
 from .render import BLOCK
 
-ANCHOR = re.compile(r"^#{2,6}\s.*\{\s*#([\w-]+)\s*\}\s*$", re.MULTILINE)
-HEADING = re.compile(r"^(#{2,6})\s+(.*)$", re.MULTILINE)
 LANGS = ("ja", "en")
 
 
 def anchors(markdown: str) -> list[str]:
-    return ANCHOR.findall(_strip_code(markdown))
+    return [h.anchor for h in headings(markdown) if h.anchor]
 
 
 def unanchored(markdown: str) -> list[str]:
-    """``##``/``###`` headings without an explicit ``{ #id }``: their links would differ by language."""
-    return [m.group(0) for m in HEADING.finditer(_strip_code(markdown)) if not ANCHOR.match(m.group(0))]
+    """Headings without an explicit ``{ #id }``: their links would differ by language."""
+    return [h.line for h in headings(markdown) if not h.anchor]
 
 
 def directives(markdown: str) -> list[str]:
-    """Every block and inline directive, in order, as written."""
-    text = _strip_code(markdown)
+    """Every block and inline directive outside code, in order, as written."""
+    text = strip_code(markdown)
     found = [(m.start(), m.group(0).strip()) for m in BLOCK.finditer(text)]
     found += [(m.start(), m.group(0)) for m in INLINE.finditer(text)]
     return [d for _, d in sorted(found)]
-
-
-def _strip_code(markdown: str) -> str:
-    return re.sub(r"^(```+|~~~+).*?^\1\s*$", "", markdown, flags=re.MULTILINE | re.DOTALL)
 
 
 def compare(name: str, ja: str, en: str) -> list[str]:
