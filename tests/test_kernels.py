@@ -32,6 +32,19 @@ def kernel_truth(path: Path) -> tuple[Counter, dict[str, float]]:
     return counts, times
 
 
+def extract_matching_truth(path: Path, launches: int, names: int):
+    """Extract a real trace and check it against counts read independently from its JSON."""
+    found = extract(load_trace(path))
+    assert found.device_kind == "cuda"
+    assert found.launches == launches
+    assert len(found.kernels) == names
+    counts, times = kernel_truth(path)
+    assert {k.name: k.count for k in found.kernels} == dict(counts)
+    for k in found.kernels:
+        assert k.time_us == pytest.approx(times[k.name])
+    return found
+
+
 def by_substring(kernels, text: str):
     found = [k for k in kernels if text in k.name]
     assert len(found) == 1, f"expected one kernel name containing {text!r}, got {[k.name for k in found]}"
@@ -42,31 +55,16 @@ def by_substring(kernels, text: str):
 
 
 def test_simple_add_trace(real_traces):
-    path = real_traces / SIMPLE_ADD
-    found = extract(load_trace(path))
-    assert found.device_kind == "cuda"
-    assert found.launches == 4
-    assert len(found.kernels) == 2
+    found = extract_matching_truth(real_traces / SIMPLE_ADD, launches=4, names=2)
     assert [k.count for k in found.kernels] == [2, 2]
-    counts, times = kernel_truth(path)
-    assert {k.name: k.count for k in found.kernels} == dict(counts)
-    for k in found.kernels:
-        assert k.time_us == pytest.approx(times[k.name])
     assert "uniform" in by_substring(found.kernels, "distribution_elementwise_grid_stride_kernel").name
     by_substring(found.kernels, "CUDAFunctor_add")
 
 
 def test_big_trace_counts(real_traces):
     path = real_traces / BIG_TRACE
-    found = extract(load_trace(path))
-    assert found.device_kind == "cuda"
-    assert found.launches == 79
-    assert len(found.kernels) == 16
+    found = extract_matching_truth(path, launches=79, names=16)
     assert sum(k.count for k in found.kernels) == 79
-    counts, times = kernel_truth(path)
-    assert {k.name: k.count for k in found.kernels} == dict(counts)
-    for k in found.kernels:
-        assert k.time_us == pytest.approx(times[k.name])
     # Exact counts read off the trace by hand (see the fixture README's table).
     assert by_substring(found.kernels, "launch_clamp_scalar").count == 14  # relu
     assert by_substring(found.kernels, "CUDAFunctor_add").count == 10
