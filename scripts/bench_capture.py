@@ -9,8 +9,8 @@
 
 Every timed run that compiles gets a fresh, empty ``TORCHINDUCTOR_CACHE_DIR``, so all
 of them pay the same cold torch.compile. The project (snippets/, pyproject.toml) is
-copied into a temporary folder and ``KERNELBOOK_ROOT`` points there: the committed
-captures are never touched. Prints figures next to their targets; exit code 0.
+copied into a temporary folder and kernelbook runs there (it finds the project from its
+working folder): the committed captures are never touched. Prints figures next to their targets; exit code 0.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ SCRIPTS = ROOT / "scripts"
 def env_for(project: Path, cache: Path | None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SCRIPTS) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["KERNELBOOK_ROOT"] = str(project)
     env["CUDA_VISIBLE_DEVICES"] = ""  # the CPU, for the bare runs as for the captures
     if cache is not None:
         env["TORCHINDUCTOR_CACHE_DIR"] = str(cache)

@@ -3,8 +3,8 @@
     .venv/bin/python scripts/bench_page_weight.py [--site SITE_DIR] [--lang ja en]
 
 Builds (once, into a temporary folder) the real site and, from the same chapter
-Markdown, a plain mkdocs-material site (our theme and Markdown settings, but no hooks,
-no i18n, no kernelbook CSS/JS), the
+Markdown, a plain mkdocs-material site (our theme and Markdown settings, but no kernelbook
+plugin, no i18n, no kernelbook CSS/JS), the
 ``[[kb:...]]`` directives left as literal text. Serves each on 127.0.0.1, loads the
 chapter page in Chromium (the system's, as the browser tests do), and sums the bytes of
 every response the load fetched. Prints both sizes and their ratio against the target
@@ -39,13 +39,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 EXCLUDED = ("search/search_index.json", "/assets/javascripts/lunr/", "/assets/javascripts/workers/search.")
 
 def plain_config(lang: str) -> str:
-    """Our mkdocs.yml with what the book adds taken out: hooks, i18n, extra CSS/JS.
+    """Our mkdocs.yml with what the book adds taken out: its plugins (kernelbook, i18n), extra CSS/JS.
 
     Theme (palette, features) and Markdown extensions stay as they are, so the ratio
-    measures what the hooks put on the page, not the theme everyone would configure.
+    measures what kernelbook puts on the page, not the theme everyone would configure.
     """
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    drop = ("hooks", "plugins", "extra_css", "extra_javascript", "watch", "nav", "docs_dir", "extra")
+    drop = ("plugins", "extra_css", "extra_javascript", "watch", "nav", "docs_dir", "extra")
     kept, skipping = [], False
     for line in text.splitlines():
         top = re.match(r"^([a-z_]+):", line)
@@ -113,7 +113,7 @@ def weigh(browser, url: str) -> dict:
     page.goto(url, wait_until="load")
     page.wait_for_load_state("networkidle")
     html = page.content()
-    parts = {  # where a kernelbook page's HTML goes: what the hook put there
+    parts = {  # where a kernelbook page's HTML goes: what the plugin put there
         "figures (inline SVG)": sum(len(m.encode()) for m in re.findall(r'<figure class="kb-figure.*?</figure>', html, re.S)),
         "executed examples": sum(len(m.encode()) for m in re.findall(r'<div class="kb-example".*?<p class="kb-provenance".*?</p>', html, re.S)),
     }
@@ -181,7 +181,7 @@ def main() -> int:
                 browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
                 print("Chapter 1 page weight: every response of the page load, summed (uncompressed; gzip -9 in brackets)")
                 print("Excluded on both sides (fetched for search only): " + ", ".join(EXCLUDED))
-                print("Both sides: material, font: false (no web fonts). Plain: same Markdown, no hooks, no i18n, no extra CSS/JS.")
+                print("Both sides: material, font: false (no web fonts). Plain: same Markdown, no kernelbook plugin, no i18n, no extra CSS/JS.")
                 worst = 0.0
                 for lang in args.lang:
                     plain_server, plain_url = serve(plains[lang])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -16,7 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
-REAL_TRACES = ROOT.parent / "shared" / "fixtures" / "real-traces"
+# ../shared beside the checkout (or beside a folder of worktrees above it)
+REAL_TRACES = next((p / "shared" / "fixtures" / "real-traces" for p in ROOT.parents if (p / "shared" / "fixtures" / "real-traces").is_dir()),
+                   ROOT.parent / "shared" / "fixtures" / "real-traces")
 SIMPLE_ADD = "benchmark_simple_add_trace.json.gz"
 BIG_TRACE = "benchmark_result_493459_1694039959_trace.json.gz"
 
@@ -24,23 +27,28 @@ if str(SCRIPTS) not in sys.path:  # the package also works without `pip install 
     sys.path.insert(0, str(SCRIPTS))
 
 
-def cli_env(root: Path | None = None, **extra: str) -> dict[str, str]:
+def cli_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.pop("KERNELBOOK_ROOT", None)
     env["PYTHONPATH"] = str(SCRIPTS) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    if root is not None:
-        env["KERNELBOOK_ROOT"] = str(root)
     env.update(extra)
     return env
 
 
 def run_cli(*args: str, root: Path | None = None, cwd: Path | None = None, timeout: float = 600, **extra: str) -> subprocess.CompletedProcess:
-    """``python -m kernelbook ARGS`` in a child process, as a user would run it."""
+    """``python -m kernelbook ARGS`` in a child process, as a user would run it in ``root`` (the book's folder)."""
     return subprocess.run(
         [sys.executable, "-m", "kernelbook", *args],
-        cwd=cwd or root or ROOT, env=cli_env(root, **extra),
+        cwd=cwd or root or ROOT, env=cli_env(**extra),
         capture_output=True, text=True, timeout=timeout,
     )
+
+
+@functools.cache
+def book_settings(root: Path = ROOT):
+    """The book's settings (``kernelbook.site.settings``), from its mkdocs.yml as MkDocs loads it."""
+    from kernelbook.site.settings import load
+
+    return load(root)[1]
 
 
 def write(path: Path, text: str) -> Path:
@@ -113,21 +121,33 @@ def cpu_traces(tmp_path_factory) -> dict[str, Path]:
 # ---------------------------------------------------------------- the built site
 
 MKDOCS_ENV = {"NO_MKDOCS_2_WARNING": "1"}
+# The book built through MkDocs' Python API, as `kernelbook build` does, with the
+# plugin's options set on top of mkdocs.yml's (here: its cache in a temporary folder).
+_BUILD = """
+import json, sys
+from pathlib import Path
+from kernelbook.site.build import build
+sys.exit(build(Path(sys.argv[1]), Path(sys.argv[2]), plugin=json.loads(sys.argv[3])))
+"""
 
 
-def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``mkdocs build --strict`` of ``project`` into ``site_dir``, as the README's build does."""
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=project, env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=timeout,
-    )
+def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600, cache_dir: Path | None = None) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of ``project`` into ``site_dir``, as the README's build does.
+
+    ``cache_dir``: the plugin's cache (default: the project's own ``.kernelbook/cache``).
+    """
+    if cache_dir is None:
+        cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
+    else:
+        cmd = [sys.executable, "-c", _BUILD, str(project), str(site_dir), json.dumps({"cache_dir": str(cache_dir)})]
+    return subprocess.run(cmd, cwd=project, env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once per test session from the committed captures."""
+    """The real site, built once per test session from the committed captures (its caches in a temporary folder)."""
     site = tmp_path_factory.mktemp("site")
-    done = mkdocs_build(ROOT, site)
+    done = mkdocs_build(ROOT, site, cache_dir=tmp_path_factory.mktemp("cache"))
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
     return site
 

@@ -139,6 +139,7 @@ def test_language_switcher_keeps_page_and_section(context, site_url, start, expe
     other = "en" if expected.startswith("/en/") else "ja"
     with open_page(context) as w:
         load(w, site_url + start)
+        search_ready(w.page, timeout=30_000)  # else the click aborts the search worker's lazy loads, a failed request
         w.page.locator(".md-header .md-select").hover()  # material opens the menu on hover
         link = w.page.locator(f".md-header a.md-select__link[hreflang={other}]")
         link.click()
@@ -244,7 +245,7 @@ def test_kernel_tables_show_the_captures_names_exactly(context, site_url, lang):
 def test_template_kernel_name_displays_exactly(context, site_url):
     """A CUDA name full of <, >, & and * survives the renderer and shows, character for character."""
     from kernelbook.records import Kernel, Session, load as load_capture
-    from kernelbook.render import kernel_table
+    from kernelbook.site.directives.run import kernel_table
 
     base = load_capture(CAPTURES / "first_kernel.cpu.json")
     names = [CUDA_NAME, "void gemm<float, 128, 128>(float const*, float*) & <script>alert(1)</script>"]

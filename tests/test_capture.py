@@ -317,7 +317,7 @@ def test_auto_falls_back_to_cpu_when_torch_cannot_use_the_gpu(tmp_path, monkeypa
     """A driver is visible but torch is a CPU build: auto means the CPU; an explicit cuda is an error."""
     import io
 
-    from kernelbook import capture as capture_mod
+    from kernelbook.capture import runner as capture_mod
     from kernelbook.errors import KernelbookError
     from kernelbook.snippets import discover
 
@@ -348,7 +348,7 @@ def test_usage_errors_exit_2(tmp_path):
 
 
 def test_project_root_from_cwd(tmp_path):
-    """Without KERNELBOOK_ROOT the project is the nearest folder above cwd with snippets/ and pyproject.toml."""
+    """The project is the nearest folder above cwd with snippets/ and pyproject.toml (or a mkdocs.yml)."""
     root = make_project(tmp_path / "book")
     write(root / "snippets/cha/hello.py", HELLO)
     done = subprocess.run([sys.executable, "-m", "kernelbook", "status", "--json"], cwd=root / "snippets" / "cha",
@@ -479,7 +479,7 @@ def test_deciding_staleness_never_imports_torch(crafted):
              "assert main(['status']) == 0; assert main(['status', '--json']) == 0; "
              "assert main(['capture', '--device', 'cpu']) == 0; "
              "assert 'torch' not in sys.modules, 'torch was imported'")
-    done = subprocess.run([sys.executable, "-c", probe], cwd=crafted, env=cli_env(crafted),
+    done = subprocess.run([sys.executable, "-c", probe], cwd=crafted, env=cli_env(),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "nothing to capture" in done.stderr

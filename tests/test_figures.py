@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelbook import figures, records
+from kernelbook import records
+from kernelbook.site import figures
 from kernelbook.records import Capture, Environment, Event, Freshness, Kernel, Session
 
 ROOT = Path(__file__).resolve().parents[1]

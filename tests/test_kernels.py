@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import BIG_TRACE, ROOT, SIMPLE_ADD, run_cli
-from kernelbook.kernels import TraceError, extract, is_cuda_trace, load_trace, short_name
+from kernelbook.capture.kernels import TraceError, extract, is_cuda_trace, load_trace
+from kernelbook.kernel_names import short_name
 
 NOT_KERNELS = ("gpu_memcpy", "gpu_memset", "cuda_sync", "gpu_user_annotation")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT, copy_project, run_cli
-from kernelbook import notebooks
-from kernelbook.book import load_book
-from kernelbook.labels import label
+from conftest import ROOT, book_settings, copy_project, run_cli
+from kernelbook.site import notebooks
+from kernelbook.site.book import load_book
+from kernelbook.site.labels import label
 
 CHAPTER = "ch01"
 LANGS = ("ja", "en")
@@ -40,7 +40,7 @@ def book():
 
 @pytest.fixture(scope="module")
 def generated(book) -> dict[str, dict]:
-    site_url = notebooks.site_settings(ROOT)["site_url"]
+    site_url = book_settings(ROOT).site_url
     return {lang: notebooks.notebook(page(lang), lang, CHAPTER, book, site_url=site_url) for lang in LANGS}
 
 
@@ -108,7 +108,7 @@ def test_first_cell_says_where_and_when_and_plainly_cpu(generated, book, lang):
         assert env.device_name in body and f"torch {env.torch}" in body and env.captured_at[:10] in body and "UTC" in body
     assert (CPU_SAYS[lang] in body) == all(c.device == "cpu" for c in shown)
     prefix = "" if lang == "ja" else "en/"
-    assert f"({notebooks.site_settings(ROOT)['site_url']}{prefix}{CHAPTER}/)" in body  # back to the chapter page
+    assert f"({book_settings(ROOT).site_url}{prefix}{CHAPTER}/)" in body  # back to the chapter page
 
 
 def _with_device(entry, device: str, name: str):
@@ -131,7 +131,7 @@ def test_provenance_for_gpu_and_mixed_captures(book):
 
 
 def test_deterministic_json_and_stable_ids(book, generated):
-    again = notebooks.notebook(page("ja"), "ja", CHAPTER, book, site_url=notebooks.site_settings(ROOT)["site_url"])
+    again = notebooks.notebook(page("ja"), "ja", CHAPTER, book, site_url=book_settings(ROOT).site_url)
     assert notebooks.dumps(again) == notebooks.dumps(generated["ja"])
     dumped = notebooks.dumps(generated["ja"])
     assert json.loads(dumped) == generated["ja"]
@@ -155,7 +155,7 @@ def test_committed_notebooks_are_up_to_date(tmp_path):
     copy = copy_project(tmp_path / "book")
     for path in copy.glob(f"docs/*/*/{notebooks.NAME}"):
         path.unlink()
-    written = notebooks.generate_all(copy)
+    written = notebooks.generate_all(book_settings(copy))
     fresh = {p.relative_to(copy): p.read_bytes() for p in written}
     assert sorted(fresh) == sorted(COMMITTED), "a chapter's notebook is missing or has no chapter: run `kernelbook notebooks`"
     stale = [str(p) for p in fresh if fresh[p] != COMMITTED[p]]
@@ -175,26 +175,26 @@ def test_write_if_changed_leaves_an_unchanged_file_alone(tmp_path, generated):
 
 def test_regenerated_only_when_a_heading_or_a_capture_changes(tmp_path):
     copy = copy_project(tmp_path / "book")
-    notebooks.generate_all(copy)
+    notebooks.generate_all(book_settings(copy))
     ja, en = (copy / "docs" / lang / CHAPTER / notebooks.NAME for lang in LANGS)
-    assert notebooks.generate_all(copy) == [] and notebooks.stale(copy) == []
+    assert notebooks.generate_all(book_settings(copy)) == [] and notebooks.stale(book_settings(copy)) == []
     old = time.time() - 3600
     for p in (ja, en):
         os.utime(p, (old, old))
     # A heading changes in one language: only that notebook is rewritten.
     index = copy / "docs" / "en" / CHAPTER / "index.md"
     index.write_text(index.read_text(encoding="utf-8").replace("## Summary { #summary }", "## In short { #summary }"), encoding="utf-8")
-    assert notebooks.stale(copy) == [en] and en.stat().st_mtime == pytest.approx(old)  # --check writes nothing
-    assert notebooks.generate_all(copy) == [en]
+    assert notebooks.stale(book_settings(copy)) == [en] and en.stat().st_mtime == pytest.approx(old)  # --check writes nothing
+    assert notebooks.generate_all(book_settings(copy)) == [en]
     assert ja.stat().st_mtime == pytest.approx(old) and "## In short" in en.read_text(encoding="utf-8")
     # A capture changes (test data in a throwaway copy): both languages show it.
     capture = copy / "snippets" / CHAPTER / "captures" / "first_kernel.cpu.json"
     raw = json.loads(capture.read_text(encoding="utf-8"))
     raw["stdout"] = ["device: cpu", "c = [an edited capture]"]
     capture.write_text(json.dumps(raw), encoding="utf-8")
-    assert sorted(notebooks.generate_all(copy)) == sorted([ja, en])
+    assert sorted(notebooks.generate_all(book_settings(copy))) == sorted([ja, en])
     assert "c = [an edited capture]" in ja.read_text(encoding="utf-8")
-    assert notebooks.generate_all(copy) == []
+    assert notebooks.generate_all(book_settings(copy)) == []
 
 
 def test_cli_notebooks_check_lists_stale_without_writing(tmp_path):
@@ -218,12 +218,12 @@ def test_cli_notebooks_check_lists_stale_without_writing(tmp_path):
 
 
 def test_colab_url_and_chapter_links():
-    settings = notebooks.site_settings(ROOT)
-    owner, name = settings["repository"].split("/")
+    settings = book_settings(ROOT)
+    owner, name = settings.repository.split("/")
     for lang in LANGS:
-        url = notebooks.colab_url(settings["repository"], settings["branch"], lang, CHAPTER)
-        assert url == f"https://colab.research.google.com/github/{owner}/{name}/blob/{settings['branch']}/docs/{lang}/{CHAPTER}/notebook.ipynb"
-        block = notebooks.notebook_links(CHAPTER, lang, settings["repository"], settings["branch"])
+        url = notebooks.colab_url(settings.repository, settings.branch, lang, CHAPTER)
+        assert url == f"https://colab.research.google.com/github/{owner}/{name}/blob/{settings.branch}/docs/{lang}/{CHAPTER}/notebook.ipynb"
+        block = notebooks.notebook_links(CHAPTER, lang, settings.repository, settings.branch)
         assert block.startswith(f'!!! example kb-notebook "{label("nb_title", lang)}"')
         for key in ("nb_body", "nb_view", "nb_download", "nb_colab"):
             assert label(key, lang) in block
@@ -288,10 +288,10 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
     chapter = (prefix / CHAPTER / "index.html").read_text(encoding="utf-8")
     assert 'class="admonition example kb-notebook"' in chapter
     assert 'href="notebook/"' in chapter and 'href="notebook.ipynb"' in chapter
-    settings = notebooks.site_settings(ROOT)
-    assert f'href="{notebooks.colab_url(settings["repository"], settings["branch"], lang, CHAPTER)}"' in chapter
+    settings = book_settings(ROOT)
+    assert f'href="{notebooks.colab_url(settings.repository, settings.branch, lang, CHAPTER)}"' in chapter
     sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
-    assert f"{settings['site_url']}{'' if lang == 'ja' else 'en/'}{CHAPTER}/notebook/</loc>" in sitemap
+    assert f"{settings.site_url}{'' if lang == 'ja' else 'en/'}{CHAPTER}/notebook/</loc>" in sitemap
 
 
 def test_notebook_pages_load_in_a_browser_from_the_site_alone(browser, site_url):

@@ -184,7 +184,7 @@ def _step(doc: dict, job: str, test) -> tuple[int, dict]:
 
 
 def test_gpu_workflow_regenerates_the_notebooks_and_proposes_them_with_the_captures():
-    from kernelbook import notebooks
+    from kernelbook.site import notebooks
 
     assert NOTEBOOKS.endswith("/" + notebooks.NAME)
     doc = workflow(SITE_GPU)
@@ -316,7 +316,7 @@ def shards(tmp_path_factory) -> dict[str, Path]:
         trees[name] = shutil.copytree(base, top / name)
         jobs[name] = subprocess.Popen(
             [sys.executable, "-m", "kernelbook", "capture", "--device", "cpu", "--shard", spec],
-            cwd=trees[name], env=cli_env(trees[name]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=trees[name], env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
     for name, proc in jobs.items():
         _, err = proc.communicate(timeout=600)

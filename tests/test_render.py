@@ -7,10 +7,10 @@ import re
 
 
 from conftest import ROOT
-from kernelbook import claims, twins
-from kernelbook.book import Entry, load_book
+from kernelbook.site import claims, twins
+from kernelbook.site.book import Entry, load_book
 from kernelbook.records import Kernel, Session, load
-from kernelbook.render import Context, fence, render_page
+from kernelbook.site.directives import Context, fence, render_page
 
 BOOK = load_book(ROOT)
 EAGER = ROOT / "snippets/ch01/captures/eager_profile.cpu.json"
@@ -156,7 +156,7 @@ def test_unevaluable_claim_is_a_named_error_not_a_crash():
 
 def test_every_reader_skips_headings_and_directives_inside_code():
     """The twin check, the notebooks and the instructors' index read pages by one set of rules."""
-    from kernelbook import notebooks, page_text
+    from kernelbook.site import notebooks, page_text
 
     page = "# T { #top }\n\n## Real { #real }\n\n    ```md\n    ## Fake { #fake }\n    [[kb:run ch01/x]]\n    ```\n\n[[kb:run ch01/y]]\n"
     assert twins.anchors(page) == ["real"]

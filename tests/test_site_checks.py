@@ -140,7 +140,7 @@ def test_serve_reloads_on_capture_change_and_never_executes(book, tmp_path):
 
 def test_every_figure_is_on_both_chapter_pages_with_the_captures_data(built_site):
     """Drawn at build time from the captures the page shows: the timeline has one kernel bar per launch."""
-    from kernelbook.book import load_book
+    from kernelbook.site.book import load_book
 
     root = Path(__file__).parents[1]
     book = load_book(root)

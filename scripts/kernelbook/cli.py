@@ -2,7 +2,8 @@
 
 Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error.
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
-standard library and torch (``merge`` not even torch); ``build`` and ``serve`` also need mkdocs.
+standard library and torch (``merge`` not even torch): nothing here imports the site half
+(mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``.
 """
 
 from __future__ import annotations
@@ -18,18 +19,16 @@ from .errors import KernelbookError
 
 
 def project_root() -> Path:
-    """The checkout: ``$KERNELBOOK_ROOT``, else the nearest folder above cwd with ``snippets/``."""
-    if os.environ.get("KERNELBOOK_ROOT"):
-        return Path(os.environ["KERNELBOOK_ROOT"]).resolve()
+    """The book: the nearest folder at or above cwd with a mkdocs.yml, or with snippets/ and a pyproject.toml."""
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
-        if (folder / "snippets").is_dir() and (folder / "pyproject.toml").exists():
+        if (folder / "mkdocs.yml").is_file() or ((folder / "snippets").is_dir() and (folder / "pyproject.toml").exists()):
             return folder
     return here
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
-    from .capture import capture, summary
+    from .capture.runner import capture, summary
     from .snippets import discover, select, shard
 
     root = project_root()
@@ -92,7 +91,8 @@ def _state_record(st) -> dict:
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
-    from .kernels import TraceError, extract, load_trace, short_name
+    from .capture.kernels import TraceError, extract, load_trace
+    from .kernel_names import short_name
     from .records import CaptureError, load
 
     path = Path(args.file)
@@ -134,7 +134,7 @@ def _looks_like_capture(path: Path) -> bool:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from .merge import merge, summary
+    from .capture.merge import merge, summary
 
     root = project_root()
     dirs = [Path(d) for d in args.dirs]
@@ -143,17 +143,17 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
-    from . import notebooks
+    from .site.build import notebooks_check, notebooks_write
 
     root = project_root()
     if args.check:
-        stale = notebooks.stale(root)
+        stale = notebooks_check(root)
         for path in stale:
             print(f"stale: {path.relative_to(root)}")
         if stale:
             print(f"{len(stale)} notebook(s) differ from their chapter, snippets and captures; run `kernelbook notebooks`", file=sys.stderr)
         return 1 if stale else 0
-    written = notebooks.generate_all(root)
+    written = notebooks_write(root)
     for path in written:
         print(f"wrote {path.relative_to(root)}")
     if not written:
@@ -165,9 +165,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .freshness import cuda_present
 
     root = project_root()
-    if args.no_capture:
-        os.environ["KERNELBOOK_READ_ONLY"] = "1"  # the hook then checks notebooks instead of writing them
-    else:
+    if not args.no_capture:
         # The best device first; on a GPU machine the CPU captures too, since a page
         # must never rest on a CPU capture that is stale against its snippet.
         for device in ("auto", "cpu") if cuda_present() else ("auto",):
@@ -175,15 +173,20 @@ def cmd_build(args: argparse.Namespace) -> int:
             if code:
                 print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
                 return code
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # material prints a banner otherwise
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(root / "site")]
-    print("$ " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
-    return subprocess.call(cmd, cwd=root)
+    from .site.build import build
+
+    # --no-capture: read_only, so the plugin checks the notebooks instead of writing them
+    print(f"mkdocs build --strict --site-dir {root / 'site'}" + (" (read-only)" if args.no_capture else ""), file=sys.stderr, flush=True)
+    return build(root, root / "site", plugin={"read_only": True} if args.no_capture else None)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     root = project_root()
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING=os.environ.get("NO_MKDOCS_2_WARNING", "1"))
+    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env)
+
+
+SITE_COMMANDS = ("build", "serve", "notebooks")  # the only ones that import kernelbook.site (mkdocs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -219,7 +222,7 @@ def parser() -> argparse.ArgumentParser:
     n.set_defaults(func=cmd_notebooks)
 
     b = sub.add_parser("build", help="capture what is stale on the best device, then mkdocs build --strict")
-    b.add_argument("--no-capture", action="store_true", help="render from committed captures only")
+    b.add_argument("--no-capture", action="store_true", help="run nothing, write nothing into docs/: render what is committed")
     b.add_argument("--jobs", type=int, default=None)
     b.add_argument("--timeout", type=float, default=900.0)
     b.set_defaults(func=cmd_build)
@@ -236,6 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KernelbookError as exc:
         print(f"kernelbook: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        if args.command not in SITE_COMMANDS:
+            raise
+        print(f"kernelbook: `kernelbook {args.command}` renders the site and needs mkdocs and its plugins ({exc}); "
+              "install them with `pip install -e .` (capture, status, kernels and merge need only torch)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("kernelbook: interrupted; captures already written are kept, nothing half-written", file=sys.stderr)

@@ -1,4 +1,7 @@
-"""The capture file: frozen records, and their JSON form (validated on load). Pure."""
+"""The capture file ``kernelbook.capture/1``: frozen records, and their JSON form (validated on load). Pure.
+
+The one thing both halves share: ``capture`` writes these files, ``site`` reads them.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,11 @@ from typing import Any
 from . import CAPTURE_FORMAT
 
 SCHEMA = f"kernelbook.capture/{CAPTURE_FORMAT}"
+# The published JSON Schema of that format, shipped with the package: for other tools, and
+# for the tests, which check every committed capture against it. Reading a capture here
+# needs no jsonschema (the capture side is standard library only): from_json checks the
+# same rules, and some a schema cannot state.
+SCHEMA_FILE = Path(__file__).with_name("capture.schema.json")
 
 
 class CaptureError(ValueError):

@@ -26,10 +26,9 @@ class Snippet:
         return self.path.parent / CAPTURE_DIR / f"{self.path.stem}.{device}.json"
 
 
-
-def discover(root: Path) -> list[Snippet]:
-    """Every ``snippets/<chapter>/<name>.py``; files starting with ``_`` are helpers."""
-    base = root / "snippets"
+def discover(root: Path, folder: str = "snippets") -> list[Snippet]:
+    """Every ``<folder>/<chapter>/<name>.py`` under ``root``; files starting with ``_`` are helpers."""
+    base = root / folder
     if not base.is_dir():
         return []
     found = [

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..records import Capture, write_atomic
 from .book import Entry, load_book
 from .labels import label
 from .page_text import headings, strip_code, title
-from .records import Capture, write_atomic
-from .twins import LANGS
+from .settings import BookSettings
 
 NAME = "notebook.ipynb"  # beside the chapter's index.md, in each language
 COLAB = "https://colab.research.google.com/github/{repository}/blob/{branch}/docs/{lang}/{chapter}/" + NAME
@@ -52,11 +52,14 @@ def outline(chapter_markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
 # ---------------------------------------------------------------- the notebook
 
 
-def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry], *, site_url: str = "") -> dict[str, Any]:
+def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry], *, site_url: str = "",
+             prefix: str | None = None) -> dict[str, Any]:
     """The chapter as an nbformat 4.5 notebook (a plain dict; see the module docstring).
 
     ``site_url`` makes the link back to the chapter page absolute (it must work from
     Colab or GitHub too); without it the link is relative to the rendered notebook page.
+    ``prefix`` is where the language's pages sit below ``site_url`` ("" or "en/"; by
+    default "" for Japanese, the book's default language, and "<lang>/" otherwise).
     """
     title, items = outline(chapter_markdown)
     cells: list[dict[str, Any]] = []
@@ -74,7 +77,8 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
             shown.append((value, capture))
         stem = re.sub(r"[^A-Za-z0-9-]", "-", value.rsplit("/", 1)[-1])
         cells.append(_code(_unique(f"run-{stem}", ids), source, capture.stdout if capture else ""))
-    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, lang, chapter)), "", label("nb_outputs", lang), "", *_provenance(shown, lang)]
+    prefix = ("" if lang == "ja" else f"{lang}/") if prefix is None else prefix
+    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, prefix, chapter)), "", label("nb_outputs", lang), "", *_provenance(shown, lang)]
     cells.insert(0, _markdown(_unique("title", ids), "\n".join(head)))
     return {
         "cells": cells,
@@ -126,10 +130,9 @@ def _where(key: tuple[str, str, str], members: list[tuple[str, Capture]], lang: 
     return f"{name} · torch {torch}{extra} · {when}"
 
 
-def _page_url(site_url: str, lang: str, chapter: str) -> str:
+def _page_url(site_url: str, prefix: str, chapter: str) -> str:
     if not site_url:
         return "../"
-    prefix = "" if lang == LANGS[0] else f"{lang}/"
     return site_url.rstrip("/") + "/" + prefix + quote(chapter) + "/"
 
 
@@ -177,57 +180,35 @@ def write_if_changed(path: Path, nb: dict[str, Any]) -> bool:
 # ---------------------------------------------------------------- the book's notebooks
 
 
-def site_settings(root: Path) -> dict[str, str]:
-    """``site_url`` and ``extra.kernelbook`` (repository, branch) from mkdocs.yml."""
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    # mkdocs.yml holds !!python/... and !ENV tags; their values don't matter here.
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    path = root / "mkdocs.yml"
-    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) if path.is_file() else {}
-    config = config or {}
-    book = ((config.get("extra") or {}).get("kernelbook")) or {}
-    return {
-        "site_url": str(config.get("site_url") or ""),
-        "repository": str(book.get("repository") or ""),
-        "branch": str(book.get("branch") or "main"),
-    }
-
-
-def chapters(root: Path) -> list[tuple[str, str, Path]]:
+def chapters(settings: BookSettings) -> list[tuple[str, str, Path]]:
     """``(lang, chapter, index.md)`` for every chapter page that runs snippets."""
     found = []
-    for lang in LANGS:
-        base = root / "docs" / lang
-        for page in sorted(base.glob("*/index.md")):
+    for lang in settings.languages:
+        for page in sorted(settings.pages(lang).glob("*/index.md")):
             if "[[kb:run" in page.read_text(encoding="utf-8"):
                 found.append((lang, page.parent.name, page))
     return found
 
 
-def planned(root: Path, book: dict[str, Entry] | None = None) -> dict[Path, dict[str, Any]]:
+def planned(settings: BookSettings, book: dict[str, Entry] | None = None) -> dict[Path, dict[str, Any]]:
     """Every notebook the book should have, by path."""
-    book = load_book(root) if book is None else book
-    site_url = site_settings(root)["site_url"]
+    book = load_book(settings.root, settings.snippets_dir) if book is None else book
     return {
-        page.parent / NAME: notebook(page.read_text(encoding="utf-8"), lang, chapter, book, site_url=site_url)
-        for lang, chapter, page in chapters(root)
+        page.parent / NAME: notebook(page.read_text(encoding="utf-8"), lang, chapter, book,
+                                     site_url=settings.site_url, prefix=settings.url_prefix(lang))
+        for lang, chapter, page in chapters(settings)
     }
 
 
-def generate_all(root: Path, book: dict[str, Entry] | None = None) -> list[Path]:
+def generate_all(settings: BookSettings, book: dict[str, Entry] | None = None) -> list[Path]:
     """Write each chapter's notebook where it changed; the paths actually (re)written."""
-    return [path for path, nb in planned(root, book).items() if write_if_changed(path, nb)]
+    return [path for path, nb in planned(settings, book).items() if write_if_changed(path, nb)]
 
 
-def stale(root: Path, book: dict[str, Entry] | None = None) -> list[Path]:
+def stale(settings: BookSettings, book: dict[str, Entry] | None = None) -> list[Path]:
     """Notebooks missing or different from what ``generate_all`` would write; writes nothing."""
     out = []
-    for path, nb in planned(root, book).items():
+    for path, nb in planned(settings, book).items():
         try:
             same = path.read_bytes() == dumps(nb).encode("utf-8")
         except OSError:
@@ -261,10 +242,11 @@ def buttons(chapter: str, lang: str, repository: str, branch: str, *, base: str 
     return " ".join(links)
 
 
-def notebook_links(chapter: str, lang: str, repository: str, branch: str, *, base: str = "") -> str:
+def notebook_links(chapter: str, lang: str, repository: str, branch: str, *, base: str = "", view: bool = True) -> str:
     """The ``[[kb:notebook CHAPTER]]`` block: an admonition with view, download and Colab links.
 
     Links are relative to the chapter page; ``base`` leads there from another page.
+    ``view=False`` leaves out the link to the rendered notebook (a site without mkdocs-jupyter).
     """
     title = label("nb_title", lang).replace('"', "&quot;")
     return "\n".join([
@@ -272,7 +254,7 @@ def notebook_links(chapter: str, lang: str, repository: str, branch: str, *, bas
         "",
         "    " + label("nb_body", lang),
         "",
-        "    " + buttons(chapter, lang, repository, branch, base=base),
+        "    " + buttons(chapter, lang, repository, branch, base=base, view=view),
         "",
     ])
 

@@ -1,6 +1,6 @@
 """Runs inside the child process: one snippet, instrumented, nothing rewritten.
 
-``python -m kernelbook.harness SNIPPET REPORT --device cpu|cuda --traces PREFIX``
+``python -m kernelbook.capture.harness SNIPPET REPORT --device cpu|cuda --traces PREFIX``
 
 The snippet runs unchanged under its own file name (tracebacks point at it). The
 harness only wraps ``torch.profiler.profile.stop`` so that every profiling session

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .freshness import State, assess, installed_torch, runnable_devices
-from .records import Capture
-from .snippets import Snippet, discover
+from ..freshness import State, assess, installed_torch, runnable_devices
+from ..records import Capture
+from ..snippets import Snippet, discover
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,7 @@ def _why(state: State) -> str:
     return f"{state.device} capture {path.name} is {state.state}" + (f" ({state.reason})" if state.reason else "")
 
 
-def load_book(root: Path) -> dict[str, Entry]:
+def load_book(root: Path, folder: str = "snippets") -> dict[str, Entry]:
+    """Every snippet under ``root/folder`` and the captures its pages show, by snippet id."""
     runnable, torch_now = runnable_devices(), installed_torch()
-    return {s.id: entry(root, s, runnable, torch_now) for s in discover(root)}
+    return {s.id: entry(root, s, runnable, torch_now) for s in discover(root, folder)}

@@ -19,17 +19,21 @@ def page_url(rel: str) -> str:
     return (stem[: -len("index")] if stem.endswith("/index") else stem + "/")
 
 
-def chapters(docs: Path, lang: str) -> list[Path]:
-    pages = sorted((docs / lang).rglob("*.md"), key=lambda p: (p.parent != docs / lang, p.as_posix()))
+def chapters(folder: Path) -> list[Path]:
+    """The pages of one language's folder: its top-level pages first, then each chapter's."""
+    pages = sorted(folder.rglob("*.md"), key=lambda p: (p.parent != folder, p.as_posix()))
     return [p for p in pages if p.name not in SKIP]
 
 
-def section_index(docs: Path, lang: str, site_url: str) -> str:
-    """Markdown: one list per page, each section linked with its absolute, stable URL."""
-    base = site_url.rstrip("/") + "/" + ("" if lang == "ja" else f"{lang}/")
+def section_index(folder: Path, base_url: str) -> str:
+    """Markdown: one list per page of ``folder``, each section linked with its absolute, stable URL.
+
+    ``base_url`` is where that folder's pages are published (``https://…/en/``).
+    """
+    base = base_url.rstrip("/") + "/"
     out = []
-    for path in chapters(docs, lang):
-        rel = path.relative_to(docs / lang).as_posix()
+    for path in chapters(folder):
+        rel = path.relative_to(folder).as_posix()
         text = path.read_text(encoding="utf-8")
         url = base + page_url(rel)
         out.append(f'<h3 class="kb-sections-page"><a href="{html.escape(url)}">{html.escape(title(text) or rel)}</a></h3>')

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+LANGUAGES = ("ja", "en")  # every label exists in each
+LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
+
 LABELS: dict[str, dict[str, str]] = {
     "output": {"ja": "出力", "en": "Output"},
     "no_output": {"ja": "(出力なし)", "en": "(no output)"},

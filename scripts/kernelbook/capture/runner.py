@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TextIO
 
-from . import CAPTURE_FORMAT
-from .errors import KernelbookError
-from .freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
-from .records import CaptureError, dumps, from_json, write_atomic
-from .snippets import Snippet, source_hash
+from .. import CAPTURE_FORMAT
+from ..errors import KernelbookError
+from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
+from ..records import CaptureError, dumps, from_json, write_atomic
+from ..snippets import Snippet, source_hash
 
 HEARTBEAT_S = 30.0
 
@@ -118,7 +118,7 @@ def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: s
     with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
         work = Path(tmp)
         report_path = work / "report.json"
-        cmd = [python, "-m", "kernelbook.harness", str(snippet.path.resolve()), str(report_path),
+        cmd = [python, "-m", "kernelbook.capture.harness", str(snippet.path.resolve()), str(report_path),
                "--device", device, "--traces", str(work / "trace")]
         try:
             stdout, stderr, code = _child(cmd, _child_env(device, commit, jobs), work, timeout, snippet, log)
@@ -146,7 +146,7 @@ def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: s
 
 def _child_env(device: str, commit: str | None, jobs: int = 1) -> dict[str, str]:
     env = dict(os.environ)
-    scripts = str(Path(__file__).resolve().parent.parent)
+    scripts = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = scripts + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
     env["KERNELBOOK_GIT_COMMIT"] = commit or ""
@@ -183,7 +183,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdout: str, stderr: str) -> dict:
-    from .records import SCHEMA
+    from ..records import SCHEMA
 
     return {
         "schema": SCHEMA,

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .records import Event, Kernel
+from ..records import Event, Kernel
 
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "gpu_user_annotation"}
 LAUNCH_CATEGORIES = {"cuda_runtime", "cuda_driver"}
@@ -190,31 +189,3 @@ def validate_trace(trace: Any, where: str) -> dict[str, Any]:
     if not any(True for _ in _complete(trace["traceEvents"])):
         raise TraceError(f"{where}: the trace is empty (no complete events); was anything run under the profiler?")
     return trace
-
-
-# ---------------------------------------------------------------- names for people
-
-# What a generic kernel computes, most telling first: a functor, a launch_* lambda, an inner kernel.
-_TAGS = (re.compile(r"\w*Functor\w*"), re.compile(r"launch_\w+"), re.compile(r"\w+_kernel\w*"))
-
-
-def short_name(name: str, limit: int = 60) -> str:
-    """A readable name: the function's own name plus the functor that says what it computes.
-
-    ``void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, …>(…)``
-    becomes ``vectorized_elementwise_kernel<CUDAFunctor_add>``.
-    """
-    if name.startswith("aten::"):  # CPU ops: keep the name the profiler table prints
-        return name
-    text = name.removeprefix("void ").replace("(anonymous namespace)::", "")
-    cut = min((i for i in (text.find("<"), text.find("(")) if i >= 0), default=len(text))
-    base = text[:cut].rsplit("::", 1)[-1].strip() or text[:cut].strip()
-    if "cpp_fused_" in base:  # graph_0_cpp_fused_add_relu_0 -> cpp_fused_add_relu_0
-        base = base[base.index("cpp_fused_"):]
-    tag = ""
-    if cut < len(text) and text[cut] == "<":
-        args = text[cut:]
-        match = next((m for m in (t.search(args) for t in _TAGS) if m), None)
-        tag = f"<{match.group(0)}>" if match and match.group(0) != base else ""
-    short = (base + tag) or name
-    return short if len(short) <= limit else short[: limit - 1] + "…"

@@ -1,6 +1,8 @@
 """Notebook pages in a two-language site: mkdocs-jupyter and mkdocs-static-i18n together.
 
-Used by the mkdocs hook; needs mkdocs, mkdocs-jupyter and mkdocs-static-i18n.
+Used by the plugin; needs mkdocs. With mkdocs-jupyter configured a chapter's notebook is
+also a page; without it the .ipynb is only a download. Without mkdocs-static-i18n there is
+nothing to work around.
 """
 
 from __future__ import annotations
@@ -15,19 +17,13 @@ from . import notebooks
 from .labels import label
 
 
-def settings(config) -> dict[str, str]:
-    """The repository and branch the notebook's download and Colab links point at."""
-    book = (config.extra or {}).get("kernelbook") or {}
-    return {"repository": str(book.get("repository") or ""), "branch": str(book.get("branch") or "main")}
-
-
 # # mkdocs-jupyter makes .ipynb files pages in its on_files (their File says "documentation
 # page", and their destination becomes ja/ch01/notebook/index.html). mkdocs-static-i18n
 # then rebuilds every File for the language being built (its on_files runs last, at
 # priority -100): it moves the destination where the language's pages go (ch01/notebook/
 # for ja, en/ch01/notebook/ for en) but as a plain File again, so the notebook's JSON is
 # copied there as a static file: a download, never a page (ultrabug/mkdocs-static-i18n#198).
-# So after i18n the hook makes each notebook it kept for this language a page again, at the
+# So after i18n the plugin makes each notebook it kept for this language a page again, at the
 # URL i18n chose, with the language switcher pointing at the other language's notebook
 # page; and copies the .ipynb itself beside the chapter page (ch01/notebook.ipynb), the
 # download link's target.
@@ -114,11 +110,10 @@ def _local_script(match: re.Match) -> str:
     return match.group(0)
 
 
-def page_html(html: str, page, config, lang: str) -> str:
+def page_html(html: str, page, lang: str, repository: str, branch: str) -> str:
     """Download and Colab links under the title; no script from outside the site; its own title."""
     chapter = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri).parent.name
-    cfg = settings(config)
-    bar = notebooks.page_bar(chapter, lang, cfg["repository"], cfg["branch"])
+    bar = notebooks.page_bar(chapter, lang, repository, branch)
     html = _SCRIPT.sub(_local_script, html)
     html = _section_anchors(html, page)
     if page.title:  # set from the notebook's H1 by mkdocs-jupyter; the nav lists it beside the chapter

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import KernelbookError
-from .records import Capture, CaptureError, load, write_atomic
-from .snippets import CAPTURE_DIR, DEVICES, Snippet, discover
+from ..errors import KernelbookError
+from ..records import Capture, CaptureError, load, write_atomic
+from ..snippets import CAPTURE_DIR, DEVICES, Snippet, discover
 
 _CAPTURE_NAME = re.compile(r"^(?P<stem>[^/]+)\.(?P<device>" + "|".join(DEVICES) + r")\.json$")
 

@@ -1,0 +1,49 @@
+"""Page directives: ``[[kb:NAME ...]]`` in a page's Markdown, rendered from the captures. Pure.
+
+Each directive is one small function registered by name (``registry.py``); this package
+imports the modules that register them, then renders pages:
+
+* ``run``: ``[[kb:run SNIPPET]]``, an executed example (code, output, kernels, provenance)
+* ``environment``: ``[[kb:environment]]``, where every capture of the book ran
+* ``services``: ``[[kb:figure NAME]]``, ``[[kb:notebook CHAPTER]]``, ``[[kb:sections]]``,
+  drawn by the site (the plugin hands the functions in through the Context)
+* ``claims``: the inline claims, one per kind in ``site/claims.py``
+
+Code blocks show directives as written; anything left that looks like a directive is an
+error naming the page and the text.
+"""
+
+from __future__ import annotations
+
+from ..page_text import FENCE
+from . import claims, environment, run, services  # noqa: F401 - each registers its directives
+from .context import Context
+from .registry import LEFTOVER, REGISTRY, Directive, Registry, block, inline
+from .run import fence
+
+__all__ = ["REGISTRY", "Context", "Directive", "Registry", "block", "fence", "inline", "render_page"]
+
+
+def render_page(markdown: str, ctx: Context, registry: Registry = REGISTRY) -> str:
+    """The page with every directive outside code replaced by what it renders."""
+    out, last = [], 0
+    for code in FENCE.finditer(markdown):  # code blocks show directives as written
+        out += [_render_prose(markdown[last:code.start()], ctx, registry), code.group(0)]
+        last = code.end()
+    return "".join(out + [_render_prose(markdown[last:], ctx, registry)])
+
+
+def _render_prose(markdown: str, ctx: Context, registry: Registry) -> str:
+    def block_(match):
+        d = registry.read_block(match)
+        return registry.blocks[d.name].render(d, ctx)
+
+    def inline_(match):
+        d = registry.read_inline(match)
+        return registry.inlines[d.name].render(d, ctx)
+
+    markdown = registry.block_pattern().sub(block_, markdown)
+    markdown = registry.inline_pattern().sub(inline_, markdown)
+    for leftover in LEFTOVER.finditer(markdown):
+        ctx.error(leftover.group(0), "not a directive kernelbook knows (block directives stand alone on their line)")
+    return markdown

@@ -1,0 +1,43 @@
+"""What a directive needs besides its own text: the page, its language, the book, the site's services."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..book import Entry
+
+
+def _nothing(*args: str) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class Context:
+    """One page render. The services are plain functions, so directives stay free of mkdocs."""
+
+    lang: str
+    page: str  # docs-relative path, for messages
+    book: Mapping[str, Entry]
+    figure: Callable[[str, str], str] = _nothing  # (name, lang) -> HTML
+    notebook: Callable[[str, str], str] = _nothing  # (chapter, lang) -> Markdown
+    sections: Callable[[str], str] = _nothing  # lang -> the section index
+    errors: list[str] = field(default_factory=list)
+    said: set[str] = field(default_factory=set)  # notices already given in full on this page
+
+    def error(self, where: str, message: str) -> str:
+        """Record a problem (the build fails, naming page, directive and message); an inline marker for the page."""
+        self.errors.append(f"{self.page}: {where}: {message}")
+        return f'<span class="kb-error">{html.escape(where).replace("[", "&#91;")}</span>'
+
+    def entry(self, snippet: str, where: str) -> Entry | None:
+        """The snippet's book entry if it has a capture fit to show; its problems reported."""
+        found = self.book.get(snippet)
+        if found is None:
+            self.error(where, f"no snippet {snippet!r} (expected snippets/{snippet}.py)")
+            return None
+        for problem in found.problems:
+            self.error(where, problem)
+        return found if found.shown else None

@@ -1,0 +1,31 @@
+"""``[[kb:environment]]``: the device, torch and date behind every capture in the book."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+from ..book import Entry
+from ..labels import label
+from .context import Context
+from .registry import Directive, block
+
+
+@block("environment")
+def render(d: Directive, ctx: Context) -> str:
+    return environment(ctx.book, ctx.lang)
+
+
+def environment(book: Mapping[str, Entry], lang: str) -> str:
+    head = "".join(f"<th>{label(k, lang)}</th>" for k in ("env_snippet", "env_device", "env_torch", "env_when"))
+    rows = []
+    for entry in book.values():
+        for capture in entry.fresh:
+            env = capture.environment
+            rows.append(
+                f"<tr><td><code>{html.escape(entry.snippet.id)}</code></td><td>{html.escape(env.device_name)}</td>"
+                f"<td>{html.escape(env.torch)}</td><td>{html.escape(env.captured_at.replace('T', ' ').replace('Z', ''))}</td></tr>"
+            )
+    n = len(book)
+    summary = label("env_summary", lang, n=n, cuda=sum(1 for e in book.values() if e.cuda), cpu=sum(1 for e in book.values() if e.cpu))
+    return f'<p class="kb-env-summary">{summary}</p>\n\n<div class="kb-environment"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>\n'

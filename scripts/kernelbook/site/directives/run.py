@@ -1,0 +1,121 @@
+"""``[[kb:run SNIPPET]]``: an executed example. Everything a capture says is HTML-escaped here.
+
+The snippet's code (included from its file), its output, the kernels its last profiling
+session launched, and where and when it ran; CUDA and CPU tabs when both captures are fresh,
+a notice when only the CPU's is.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ...kernel_names import short_name
+from ...records import Capture
+from ..book import Entry
+from ..labels import label
+from ..units import format_seconds
+from .context import Context
+from .registry import Directive, block
+
+
+@block("run")
+def run(d: Directive, ctx: Context) -> str:
+    entry = ctx.entry(d.arg, d.text)
+    return example(entry, ctx) if entry else ""
+
+
+# ---------------------------------------------------------------- one executed example
+
+
+def example(entry: Entry, ctx: Context) -> str:
+    lang = ctx.lang
+    code = entry.snippet.path.read_text(encoding="utf-8")
+    parts = [f'<div class="kb-example" id="kb-{_slug(entry.snippet.id)}" markdown>', "",
+             fence(code, f'python title="snippets/{entry.snippet.id}.py"'), ""]
+    for capture in entry.fresh:
+        if capture.last_session is not None and capture.last_session.launches == 0:
+            ctx.error(f"[[kb:run {entry.snippet.id}]]", f"the {capture.device} capture opened a profiler but recorded no kernel: did the code under the profiler run?")
+    if entry.cuda is None:
+        # The full explanation once per page; later examples say it again briefly.
+        notice = label("cpu_again" if "cpu" in ctx.said else "cpu_body", lang)
+        notice += " " + label("cuda_stale", lang) if entry.notes else ""
+        ctx.said.add("cpu")
+        parts += [f'!!! warning "{label("cpu_title", lang)}"', "", "    " + notice, ""]
+    if entry.cuda and entry.cpu:
+        for name, capture in (("CUDA", entry.cuda), ("CPU", entry.cpu)):
+            parts += [f'=== "{name}"', "", _indent(captured(capture, lang)), ""]
+    else:
+        parts += [captured(entry.shown, lang), ""]
+    parts += ["</div>", ""]
+    return "\n".join(parts)
+
+
+def captured(capture: Capture, lang: str) -> str:
+    """Output, kernels and provenance of one capture."""
+    out = capture.stdout.rstrip("\n")
+    if out:
+        parts = [f'<p class="kb-label">{label("output", lang)}</p>', "", fence(out, "text"), ""]
+    else:  # said beside the output, not inside it: it is not something the program printed
+        parts = [f'<p class="kb-label">{label("output", lang)} {label("no_output", lang)}</p>', ""]
+    if capture.sessions:
+        parts += [kernel_table(capture, lang), ""]
+    parts.append(provenance(capture, lang))
+    return "\n".join(parts)
+
+
+def kernel_table(capture: Capture, lang: str) -> str:
+    session = capture.sessions[-1]
+    caption = f'{label("kernels", lang)} ({capture.device.upper()})'
+    if len(capture.sessions) > 1:
+        caption += " — " + label("session", lang, i=len(capture.sessions), n=len(capture.sessions))
+    rows = []
+    for k in session.kernels:
+        name = html.escape(k.name)
+        short = html.escape(short_name(k.name))
+        cell = short if short == name else (
+            f'<details><summary><code>{short}</code></summary><code class="kb-fullname" title="{html.escape(label("full_name", lang))}">{name}</code></details>'
+        )
+        if short == name:
+            cell = f"<code>{short}</code>"
+        rows.append(f"<tr><td>{cell}</td><td>{k.count}</td><td>{format_seconds(k.time_us * 1e-6)}</td></tr>")
+    rows.append(
+        f'<tr class="kb-total"><td>{label("total", lang)}</td><td>{session.launches}</td>'
+        f"<td>{format_seconds(session.kernel_time_us * 1e-6)}</td></tr>"
+    )
+    head = f'<tr><th>{label("kernel", lang)}</th><th>{label("launches", lang)}</th><th>{label("time", lang)}</th></tr>'
+    return (f'<div class="kb-kernels"><table><caption>{caption}</caption><thead>{head}</thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def provenance(capture: Capture, lang: str) -> str:
+    env = capture.environment
+    bits = [html.escape(env.device_name)]
+    if env.compute_capability:
+        bits.append(f"sm {html.escape(env.compute_capability)}")
+    bits.append(f"torch {html.escape(env.torch)}")
+    if env.cuda:
+        bits.append(f"CUDA {html.escape(env.cuda)}")
+    bits.append(html.escape(env.captured_at.replace("T", " ").replace("Z", " UTC")))
+    bits.append(f'{label("wall", lang)} {format_seconds(capture.wall_time_s)}')
+    if env.git_commit:
+        bits.append(f'{label("commit", lang)} <code>{html.escape(env.git_commit)}</code>')
+    return f'<p class="kb-provenance" data-device="{capture.device}">{label("ran_on", lang)}: {" · ".join(bits)}</p>'
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def fence(text: str, info: str) -> str:
+    """A fenced block longer than any backtick run inside, so output can't close it."""
+    longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines())
+
+
+def _slug(snippet_id: str) -> str:
+    return snippet_id.replace("/", "-").replace("_", "-")

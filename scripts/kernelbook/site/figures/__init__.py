@@ -1,0 +1,85 @@
+"""Figures for the pages: inline SVG drawn from captures. Pure: standard library only.
+
+``figure(name, lang, captures)`` draws the figure registered as ``name`` in one of
+:data:`LANGS` from the captures the page shows (the caller picks CUDA when fresh, else
+CPU); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
+plus the drawing code, so a build redraws a figure only when one of them changes.
+Same input, byte-identical SVG.
+
+The package: ``svg`` (elements, text, colours, styles), ``axes`` (log–log plot areas,
+ticks), ``strings`` (words shared by figures), ``base`` (the Figure record and the
+registry), then one module per figure, each calling ``register(FigureKind(...))``:
+
+* ``traffic``: the memory traffic of eager ``(a + b).relu()`` against the fused kernel.
+* ``timeline``: one profiled call of each version on a shared time axis.
+* ``sweep``: time per call and effective bandwidth against tensor length.
+
+Adding a figure is one new module beside these, imported below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from ...records import Capture
+from . import traffic, timeline, sweep  # noqa: F401, I001 - each registers its figure: this order is FIGURES
+from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
+from .traffic import TRAFFIC, round_trips, transfers
+
+FIGURES = tuple(KINDS)
+
+__all__ = ["FIGURES", "LANGS", "TRAFFIC", "Figure", "FigureKind", "MissingCapture", "data_key", "figure",
+           "register", "round_trips", "transfers"]
+
+
+def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
+    """Draw figure ``name`` in language ``lang`` from ``captures`` (snippet id -> capture).
+
+    Raises ``MissingCapture`` (a ``KeyError``) naming the snippet when a needed capture is
+    absent, and ``ValueError`` for an unknown figure or language or unusable data.
+    """
+    kind = _kind(name, lang)
+    return kind.draw(kind.inputs(captures), lang)
+
+
+def data_key(name: str, captures: Mapping[str, Capture]) -> str:
+    """sha256 (hex) of exactly the data figure ``name`` is drawn from, and of the drawing code.
+
+    The same for both languages. Unrelated parts of a capture (stdout, wall time, other
+    sessions' events) do not change it; a kernel's time or name does.
+    """
+    kind = _kind(name, "en")
+    payload = {"figure": name, "code": CODE_HASH, "inputs": kind.inputs(captures)}
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _kind(name: str, lang: str) -> FigureKind:
+    if name not in KINDS:
+        raise ValueError(f"unknown figure {name!r}; kernelbook draws {', '.join(KINDS)}")
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r} for figure {name!r}; expected one of {', '.join(LANGS)}")
+    return KINDS[name]
+
+
+def _code_hash() -> str:
+    """The drawing code (this package, the number formats, the kernel-name shortener): part of every data key."""
+    from ... import kernel_names
+    from .. import units
+
+    digest = hashlib.sha256()
+    files = sorted(Path(__file__).parent.glob("*.py")) + [Path(units.__file__), Path(kernel_names.__file__)]
+    for module_file in files:
+        try:
+            digest.update(module_file.name.encode() + b"\0" + module_file.read_bytes())
+        except OSError:  # e.g. run from a zip: fall back to the version
+            from ... import __version__
+
+            digest.update(f"kernelbook {__version__}".encode())
+    return digest.hexdigest()
+
+
+CODE_HASH = _code_hash()

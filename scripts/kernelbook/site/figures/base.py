@@ -1,0 +1,75 @@
+"""What every figure is: its record, the registry of figures by name, and input checks. Pure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...records import Capture
+
+LANGS = ("ja", "en")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One drawn figure, ready to inline in a page of language ``lang``."""
+
+    name: str  # "traffic" | "timeline" | "sweep" | ...
+    lang: str  # "ja" | "en"
+    svg: str  # a complete <svg ...>...</svg> element
+    alt: str  # alt text in the page's language (also the <title> the svg is labelled by)
+    caption: str  # one sentence in the page's language, plain text
+    data: dict  # what it was drawn from, e.g. {"eager_kernel_bars": 2, ...}
+
+
+@dataclass(frozen=True)
+class FigureKind:
+    """A figure by name: which captures it reads, what it takes from them, how it draws."""
+
+    name: str
+    needs: tuple[str, ...]  # snippet ids of the captures it is drawn from
+    inputs: Callable[[Mapping[str, Capture]], dict]  # captures -> exactly what it draws (plain JSON data, validated)
+    draw: Callable[[dict, str], Figure]  # (inputs, lang) -> the figure
+
+
+KINDS: dict[str, FigureKind] = {}
+
+
+def register(kind: FigureKind) -> FigureKind:
+    """Make ``[[kb:figure NAME]]`` draw ``kind``; each figure module calls this once."""
+    if kind.name in KINDS:
+        raise ValueError(f"figure {kind.name!r} is registered twice")
+    KINDS[kind.name] = kind
+    return kind
+
+
+class MissingCapture(KeyError):
+    """A figure needs a capture the caller did not pass; the message names the snippet."""
+
+    def __str__(self) -> str:  # KeyError would print the repr, quotes and all
+        return str(self.args[0]) if self.args else ""
+
+
+def need(captures: Mapping[str, Capture], snippet: str, name: str) -> Capture:
+    """The capture of ``snippet`` that figure ``name`` is drawn from, or MissingCapture."""
+    capture = captures.get(snippet)
+    if capture is None:
+        have = ", ".join(sorted(captures)) or "none"
+        raise MissingCapture(
+            f"figure {name!r} needs the capture of {snippet}, which was not given (given: {have}); "
+            f"run `kernelbook capture {snippet}`"
+        )
+    return capture
+
+
+def finite(value: Any, what: str, *, positive: bool = False) -> float:
+    """``value`` as a non-negative (or positive) finite float; ValueError naming ``what`` otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected a number, got {value!r}") from None
+    if not math.isfinite(number) or number < 0 or (positive and number == 0):
+        raise ValueError(f"{what}: expected a {'positive' if positive else 'non-negative'} finite number, got {value!r}")
+    return number

@@ -1,0 +1,190 @@
+"""SVG primitives every figure is drawn with: elements, text, escaping, sizes, colours, styles. Pure.
+
+Every SVG is self-contained (no fonts, no links, no external references), sized by its
+``viewBox`` at ``width="100%"``, coloured only through mkdocs-material's CSS custom
+properties (with fallbacks) in a ``<style>`` scoped by a class unique to the figure and
+language, so it reads in the light and the dark ("slate") scheme, and named for screen
+readers by a ``<title>`` holding the alt text (``role="img"``, ``aria-labelledby``).
+Text is real ``<text>``: selectable, translated, escaped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+WIDTH = 720  # viewBox width of every figure
+FONT = 14  # body text, in viewBox units
+SMALL = 13  # ticks, kernel names, notes: never below 11, so that 375 px screens can still read it
+
+# Colours: mkdocs-material's custom properties, which its light and dark ("slate")
+# schemes both define; the fallbacks keep the figure readable outside the theme.
+FG = "var(--md-default-fg-color,currentColor)"
+TEXT = "var(--md-default-fg-color,CanvasText)"
+FG_LIGHT = "var(--md-default-fg-color--light,#888)"
+FG_LIGHTEST = "var(--md-default-fg-color--lightest,#88888829)"  # 0x29/255: alpha .16
+BG = "var(--md-default-bg-color,Canvas)"
+ACCENT = "var(--md-accent-fg-color,#e6357a)"
+MONO = "var(--md-code-font-family,ui-monospace,monospace)"
+
+
+def esc(text: Any) -> str:
+    """Text or attribute value, escaped for XML; characters XML cannot hold are dropped."""
+    clean = "".join(
+        ch
+        for ch in str(text)
+        if ch in "\t\n\r" or (0x20 <= ord(ch) < 0xD800) or (0xE000 <= ord(ch) <= 0xFFFD) or ord(ch) >= 0x10000
+    )
+    return clean.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def num(x: float) -> str:
+    """A coordinate: at most one decimal (a tenth of a viewBox unit is under a pixel at any
+    width the page shows), no trailing zeros, never ``-0``."""
+    text = f"{x:.1f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _attrs(attrs: Mapping[str, Any]) -> str:
+    parts = []
+    for key, value in attrs.items():
+        if value is None:
+            continue
+        name = "class" if key == "cls" else key.replace("_", "-")
+        text = num(value) if isinstance(value, float) else str(value)
+        parts.append(f' {name}="{esc(text)}"')
+    return "".join(parts)
+
+
+def el(tag: str, content: str | None = None, **attrs: Any) -> str:
+    """An element; ``cls`` is its class, ``a_b`` its ``a-b`` attribute, floats go through ``num``."""
+    if content is None:
+        return f"<{tag}{_attrs(attrs)}/>"
+    return f"<{tag}{_attrs(attrs)}>{content}</{tag}>"
+
+
+def text(x: float, y: float, words: str, **attrs: Any) -> str:
+    return el("text", esc(words), x=float(x), y=float(y), **attrs)
+
+
+def title(words: str) -> str:
+    """A tooltip (and the accessible name) of the element it is the first child of."""
+    return f"<title>{esc(words)}</title>"
+
+
+def width(words: str, size: float, *, mono: bool = False, bold: bool = False) -> float:
+    """A generous estimate of the drawn width: the page's font is not known here."""
+    units = 0.0
+    for ch in words:
+        if unicodedata.east_asian_width(ch) in ("W", "F"):
+            units += 1.0
+        elif mono:
+            units += 0.61
+        elif ch.isupper() or ch.isdigit() or ch in "mwMW":
+            units += 0.68
+        elif ch in "iljtf.,:;'|!() ":
+            units += 0.36
+        else:
+            units += 0.58
+    return units * size * (1.08 if bold else 1.0)
+
+
+def fit(words: str, room: float, size: float, *, mono: bool = False, min_chars: int = 3) -> str:
+    """``words`` cut with an ellipsis to fit ``room``; "" when not even ``min_chars`` fit."""
+    if width(words, size, mono=mono) <= room:
+        return words
+    for n in range(len(words) - 1, 0, -1):
+        cut = words[:n].rstrip() + "…"
+        if width(cut, size, mono=mono) <= room:
+            return cut if n >= min_chars else ""
+    return ""
+
+
+def arrow(x1: float, y1: float, x2: float, y2: float, head: float = 9.0) -> list[str]:
+    """A shaft from (x1, y1) to (x2, y2) and a filled head at its end (their paint is the CSS's)."""
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length
+    bx, by = x2 - ux * head, y2 - uy * head
+    px, py = -uy * head * 0.5, ux * head * 0.5
+    return [
+        el("line", x1=float(x1), y1=float(y1), x2=float(bx), y2=float(by)),
+        el("path", d=f"M{num(x2)} {num(y2)}L{num(bx + px)} {num(by + py)}L{num(bx - px)} {num(by - py)}Z"),
+    ]
+
+
+def lines(segments: Sequence[tuple[float, float, float, float]]) -> str:
+    """Horizontal and vertical segments (x1, y1, x2, y2) as one path's data: M x y H x2 or V y2."""
+    d = []
+    for x1, y1, x2, y2 in segments:
+        d.append(f"M{num(x1)} {num(y1)}" + (f"H{num(x2)}" if y1 == y2 else f"V{num(y2)}"))
+    return "".join(d)
+
+
+# Every rule any figure uses, by role. Only those whose classes and elements a drawing
+# uses are kept in its <style>: the SVG is inlined in the page, so every byte here is a
+# byte of every page load. Presentation shared by many elements (stroke widths, marker
+# fills, the badges' text) lives here rather than on each element, for the same reason.
+RULES: tuple[tuple[str, str], ...] = (
+    ("", f"color:{FG};font-size:{FONT}px"),  # text inherits the size; .kb-small on a group shrinks all of it
+    (" text", f"fill:{TEXT}"),
+    (" .kb-small", f"font-size:{SMALL}px"),
+    (" .kb-big", "font-size:16px"),
+    (" .kb-bold", "font-weight:700"),
+    (" .kb-mono", f"font-family:{MONO}"),
+    (" .kb-muted", f"fill:{FG_LIGHT}"),
+    (" .kb-accent", f"fill:{ACCENT}"),
+    (" .kb-band", f"fill:{FG_LIGHTEST}"),
+    (" .kb-box", f"fill:{BG};stroke:currentColor;stroke-width:1.5"),
+    (" .kb-ghost", f"fill:none;stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:5 4"),
+    # one path of straight segments each (nothing to fill), 1 wide (the default)
+    (" .kb-grid", f"stroke:{FG_LIGHTEST}"),
+    (" .kb-axis", f"stroke:{FG_LIGHT}"),
+    (" .kb-roundtrip", f"color:{ACCENT}"),
+    (" .kb-box.kb-roundtrip-box", f"stroke:{ACCENT};stroke-width:2"),
+    # a transfer: shaft, head, numbered badge
+    (" .kb-transfer line", "stroke:currentColor;stroke-width:2"),
+    (" .kb-roundtrip line", "stroke-width:2.5"),
+    (" .kb-transfer path", "fill:currentColor"),
+    (" .kb-transfer circle", f"fill:{BG};stroke:currentColor;stroke-width:1.5"),
+    (" .kb-transfer text", f"fill:currentColor;font-size:{SMALL}px;font-weight:700;text-anchor:middle"),
+    # timeline: bars, and the kernel names under them
+    (" .kb-cpu-bar", f"fill:{FG_LIGHT}"),
+    (" .kb-kernel-bar", f"fill:{ACCENT}"),
+    (" .kb-group g text", f"font-size:{SMALL}px;font-family:{MONO}"),
+    # series lines and their markers
+    (" .kb-eager", "fill:currentColor"),  # in the figure's colour
+    (" .kb-compiled", f"color:{ACCENT};fill:currentColor"),
+    (" polyline", "fill:none;stroke:currentColor;stroke-width:2;stroke-linejoin:round"),
+    (" .kb-roof", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4"),
+    (" .kb-roof-label", f"fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),
+)
+
+
+def css(cls: str, body: str = "") -> str:
+    """The rules of :data:`RULES` that ``body`` uses, scoped to the class ``cls``."""
+    used = {c for group in re.findall(r'class="([^"]*)"', body) for c in group.split()}
+    tags = set(re.findall(r"<([a-z]+)", body))
+
+    def needed(tail: str) -> bool:
+        return all(c in used for c in re.findall(r"\.(kb-[\w-]+)", tail)) and all(
+            t in tags for t in re.findall(r"(?:^|\s)([a-z]+)", tail)
+        )
+
+    return "".join(f".{cls}{tail}{{{decl}}}" for tail, decl in RULES if needed(tail))
+
+
+def document(name: str, lang: str, height: float, alt: str, body: Sequence[str]) -> str:
+    """The complete ``<svg>``: titled by ``alt``, styled by what ``body`` uses, :data:`WIDTH` wide."""
+    cls = f"kb-fig-{name}-{lang}"
+    title_id = f"{cls}-title"
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" viewBox="0 0 {WIDTH} {num(height)}" '
+        f'width="100%" role="img" aria-labelledby="{title_id}" lang="{lang}" '
+        f'style="height:auto;max-width:100%;display:block">'
+    )
+    drawing = "".join(body)
+    parts = [head, f'<title id="{title_id}">{esc(alt)}</title>', f"<style>{css(cls, drawing)}</style>", drawing, "</svg>"]
+    return "\n".join(parts)

@@ -1,0 +1,211 @@
+"""``[[kb:figure sweep]]``: time per call and effective bandwidth against tensor length.
+
+Drawn from ``ch01/size_sweep``'s ``results`` (rows of elements, eager_s, compiled_s), with
+the copy bandwidth the same run measured as the roof; the bytes each version moves come
+from the traffic table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...records import Capture
+from ..units import format_bandwidth, format_seconds, format_si
+from .axes import LogAxes
+from .base import Figure, FigureKind, finite, need, register
+from .strings import Strings
+from .svg import FONT, SMALL, WIDTH, document, el, num, text, title, width
+from .traffic import transfers
+
+NAME = "sweep"
+SIZE_SWEEP = "ch01/size_sweep"
+
+S = Strings({
+    "en": {
+        "s_time": "(a) time per call",
+        "s_bw": "(b) effective bandwidth",
+        "s_bw_sub": "bytes moved ÷ time",
+        "s_x": "elements (log scale)",
+        "s_eager": "eager",
+        "s_compiled": "torch.compile",
+        "s_roof": "copy bandwidth {bw}",
+        "s_point_time": "{n} elements: {value}",  # tooltips: the marker's shape and colour say the series
+        "s_point_bw": "{n} elements: {value} ({arrays} arrays moved)",
+        "s_alt": "Two log–log charts over {k} tensor lengths from {lo} to {hi} elements{device}. Left: time per "
+        "call; at {hi} elements eager took {eager_t} and torch.compile {compiled_t}. Right: effective "
+        "bandwidth, counting {eager_arrays} arrays moved for eager and {fused_arrays} for compiled; at "
+        "{hi} elements eager reached {eager_bw} and torch.compile {compiled_bw}{roof}.",
+        "s_alt_roof": ", against a measured copy bandwidth of {bw}",
+        "s_caption": "Eager versus compiled (a + b).relu() from {lo} to {hi} elements: time per call, and the "
+        "bandwidth each reaches if eager moves {eager_arrays} arrays and compiled {fused_arrays}{device}.",
+    },
+    "ja": {
+        "s_time": "(a) 1 回あたりの時間",
+        "s_bw": "(b) 実効帯域",
+        "s_bw_sub": "動かすバイト数 ÷ 時間",
+        "s_x": "要素数 (対数目盛)",
+        "s_eager": "イーガー",
+        "s_compiled": "torch.compile",
+        "s_roof": "コピー帯域 {bw}",
+        "s_point_time": "{n} 要素: {value}",
+        "s_point_bw": "{n} 要素: {value} (配列 {arrays} 本分)",
+        "s_alt": "要素数 {lo} から {hi} までの {k} 通りの長さについての両対数グラフ 2 つ{device}。左: 1 回あたりの時間。"
+        "{hi} 要素でイーガーは {eager_t}、torch.compile は {compiled_t}。右: イーガーは配列 {eager_arrays} 本分、"
+        "コンパイル版は {fused_arrays} 本分を動かすとした実効帯域。{hi} 要素でイーガーは {eager_bw}、"
+        "torch.compile は {compiled_bw}{roof}。",
+        "s_alt_roof": "。測定したコピー帯域は {bw}",
+        "s_caption": "要素数 {lo} から {hi} までのイーガー版とコンパイル版の (a + b).relu(): 1 回あたりの時間と、"
+        "イーガーが配列 {eager_arrays} 本分、コンパイル版が {fused_arrays} 本分を動かすとしたときの実効帯域{device}。",
+    },
+})
+
+
+def inputs(captures: Mapping[str, Capture]) -> dict:
+    capture = need(captures, SIZE_SWEEP, NAME)
+    where = f"figure 'sweep': {SIZE_SWEEP} ({capture.device})"
+    data = capture.data
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
+        raise ValueError(f"{where}: the capture has no results rows; re-run `kernelbook capture --force {SIZE_SWEEP}`")
+    rows = []
+    for i, row in enumerate(data["rows"]):
+        if not isinstance(row, dict):
+            raise ValueError(f"{where}: row {i} is not an object")
+        rows.append(
+            [
+                finite(row.get("elements"), f"{where}: row {i} elements", positive=True),
+                finite(row.get("eager_s"), f"{where}: row {i} eager_s", positive=True),
+                finite(row.get("compiled_s"), f"{where}: row {i} compiled_s", positive=True),
+            ]
+        )
+    roof = data.get("copy_bandwidth_bytes_per_s")
+    return {
+        "snippet": SIZE_SWEEP,
+        "device": capture.device,
+        "device_name": capture.environment.device_name,
+        "bytes_per_element": finite(data.get("bytes_per_element", 4), f"{where}: bytes_per_element", positive=True),
+        "copy_bandwidth_bytes_per_s": None if roof is None else finite(roof, f"{where}: copy bandwidth", positive=True),
+        "rows": sorted(rows),
+        "arrays": {"eager": transfers("eager"), "compiled": transfers("fused")},
+    }
+
+
+def _roof_label_spot(axes: LogAxes, ry: float, size: float, series: Sequence[Sequence[tuple[float, float]]]) -> tuple[float, float]:
+    """Where the roof's label sits: just above the line if it can, else below; the spot that
+    crosses the fewest data points and lines (the label has a halo for when none is clear)."""
+    left, right = axes.left + 6, max(axes.left + 6, axes.left + axes.width - 6 - size)
+    xs = [left + (right - left) * i / 8 for i in range(9)]
+    candidates = [(x, ry - 6) for x in xs] + [(x, ry + 17) for x in xs]
+    inside = [(x, y) for x, y in candidates if y - SMALL >= axes.top - 6 and y + 3 <= axes.top + axes.height]
+    samples = []
+    for pts in series:
+        samples += pts
+        for (xa, ya), (xb, yb) in zip(pts, pts[1:]):
+            samples += [(xa + (xb - xa) * i / 24, ya + (yb - ya) * i / 24) for i in range(1, 24)]
+
+    def hits(spot: tuple[float, float]) -> int:
+        x, y = spot
+        return sum(1 for px, py in samples if x - 5 <= px <= x + size + 5 and y - SMALL - 4 <= py <= y + 6)
+
+    return min(inside or candidates, key=hits)
+
+
+def _plain(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else x
+
+
+def _marker(series: str, x: float, y: float, content: str | None = None, **attrs: Any) -> str:
+    """A dot (eager) or a square (compiled), filled by its series' group."""
+    if series == "eager":
+        return el("circle", content, **attrs, cx=x, cy=y, r=4.0)
+    return el("path", content, **attrs, d=f"M{num(x - 4)} {num(y - 4)}h8v8h-8z")
+
+
+def draw(inputs: dict, lang: str) -> Figure:
+    rows = inputs["rows"]
+    bpe = inputs["bytes_per_element"]
+    roof = inputs["copy_bandwidth_bytes_per_s"]
+    arrays = inputs["arrays"]
+    ns = [r[0] for r in rows]
+    times = {"eager": [r[1] for r in rows], "compiled": [r[2] for r in rows]}
+    bws = {s: [arrays[s] * n * bpe / t for n, t in zip(ns, times[s])] for s in times}
+    names = {"eager": S(lang, "s_eager"), "compiled": S(lang, "s_compiled")}
+
+    top, plot_h = 62.0, 196.0
+    charts = (
+        ("time", S(lang, "s_time"), "", "seconds", times, LogAxes(72, top, 272, plot_h, ns, times["eager"] + times["compiled"])),
+        (
+            "bandwidth",
+            S(lang, "s_bw"),
+            S(lang, "s_bw_sub"),
+            "bandwidth",
+            bws,
+            LogAxes(432, top, 272, plot_h, ns, bws["eager"] + bws["compiled"] + ([roof, roof * 2.5] if roof else [])),
+        ),
+    )
+    body: list[str] = []
+    # legend, top left
+    lx = 72.0
+    for series in ("eager", "compiled"):
+        sample = el("polyline", points=f"{num(lx)},14 {num(lx + 24)},14")
+        sample += _marker(series, lx + 12, 14.0)
+        sample += text(lx + 32, 18.5, names[series])
+        body.append(el("g", sample, cls=f"kb-{series}"))
+        lx += 32 + width(names[series], FONT) + 24
+
+    for chart, heading, subtitle, ykind, values, axes in charts:
+        body.append(f'<g class="kb-chart" data-chart="{chart}">')
+        body.append(text(axes.left - 60, 44, heading, cls="kb-bold"))
+        if subtitle:
+            body.append(text(axes.left + axes.width, 44, subtitle, cls="kb-small kb-muted", text_anchor="end"))
+        body += axes.frame("elements", ykind)
+        points = {series: [(axes.x(n), axes.y(v)) for n, v in zip(ns, values[series])] for series in values}
+        if chart == "bandwidth" and roof:
+            ry = axes.y(roof)
+            label = S(lang, "s_roof", bw=format_bandwidth(roof))
+            body.append(el("line", cls="kb-roof", x1=axes.left, y1=ry, x2=axes.left + axes.width, y2=ry))
+            lx, ly = _roof_label_spot(axes, ry, width(label, SMALL), list(points.values()))
+            body.append(text(lx, ly, label, cls="kb-small kb-roof-label"))
+        for series in ("eager", "compiled"):
+            pts = points[series]
+            parts = [el("polyline", points=" ".join(f"{num(px)},{num(py)}" for px, py in pts))]
+            for (px, py), n, v in zip(pts, ns, values[series]):
+                value = format_seconds(v, 3) if chart == "time" else format_si(v, "B/s")
+                key = "s_point_time" if chart == "time" else "s_point_bw"
+                tip = S(lang, key, series=names[series], n=f"{n:,.0f}", value=value, arrays=arrays[series])
+                # the marker is the point: its <title> is the tooltip
+                parts.append(_marker(series, px, py, title(tip), cls="kb-point", data_series=series, data_elements=f"{n:.0f}"))
+            body.append(el("g", "".join(parts), cls=f"kb-{series}"))
+        body.append("</g>")
+    body.append(text(WIDTH / 2, top + plot_h + 42, S(lang, "s_x"), cls="kb-small", text_anchor="middle"))
+    height = top + plot_h + 50
+
+    device = S.device_note(lang, [inputs])
+    lo, hi = f"{ns[0]:,.0f}", f"{ns[-1]:,.0f}"
+    alt = S(
+        lang,
+        "s_alt",
+        k=len(rows),
+        lo=lo,
+        hi=hi,
+        device=device,
+        eager_t=format_seconds(times["eager"][-1], 3),
+        compiled_t=format_seconds(times["compiled"][-1], 3),
+        eager_arrays=arrays["eager"],
+        fused_arrays=arrays["compiled"],
+        eager_bw=format_bandwidth(bws["eager"][-1]),
+        compiled_bw=format_bandwidth(bws["compiled"][-1]),
+        roof=S(lang, "s_alt_roof", bw=format_bandwidth(roof)) if roof else "",
+    )
+    caption = S(lang, "s_caption", lo=lo, hi=hi, eager_arrays=arrays["eager"], fused_arrays=arrays["compiled"], device=device)
+    data = {
+        "points": len(rows),
+        "roof_gbs": round(roof / 1e9, 3) if roof else None,
+        "device": inputs["device"],
+        "source": f"{inputs['snippet']} ({inputs['device']})",
+        "bytes_moved_per_element": {s: _plain(arrays[s] * bpe) for s in ("eager", "compiled")},
+    }
+    return Figure(NAME, lang, document(NAME, lang, height, alt, body), alt, caption, data)
+
+
+register(FigureKind(NAME, needs=(SIZE_SWEEP,), inputs=inputs, draw=draw))

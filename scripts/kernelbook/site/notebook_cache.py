@@ -1,0 +1,100 @@
+"""Rendered notebook pages, cached on disk by content: a rebuild converts no unchanged notebook.
+
+mkdocs-jupyter converts a notebook with nbconvert on every build (its template compiled
+afresh each time, ~0.5 s a notebook) and keeps its own cache only per language build (the
+two builds of a two-language site evict each other's entries). The plugin wraps the
+notebook page's ``render`` instead: the key is a hash of exactly what the HTML depends on
+(the notebook's bytes, mkdocs-jupyter's settings, the versions of the packages that
+render it), so an entry is valid for either language build, across ``mkdocs serve``
+rebuilds and across processes; a notebook whose bytes are unchanged is never converted
+again. Entries unused for :data:`KEEP_DAYS` are removed when a new one is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ..records import write_atomic
+
+FORMAT = 1  # bump when what an entry holds changes
+KEEP_DAYS = 14
+# Everything that turns a notebook into the page's HTML and table of contents.
+RENDERERS = ("mkdocs-jupyter", "nbconvert", "nbformat", "jupytext", "mistune", "pygments", "jupyterlab-pygments",
+             "markdown", "jinja2", "mkdocs", "defusedxml", "bleach")
+# mkdocs-jupyter options that do not change a page's HTML (which files, where its cache is).
+_NOT_RENDERING = {"include", "ignore", "cache", "cache_dir", "data_files", "include_source"}
+
+
+def versions() -> dict[str, str | None]:
+    found = {}
+    for dist in RENDERERS:
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            found[dist] = None
+    return found
+
+
+def key(notebook: bytes, options: dict[str, Any], renderers: dict[str, str | None]) -> str:
+    """sha256 of the notebook's bytes, the rendering options and the renderers' versions."""
+    settings = {k: v for k, v in sorted(options.items()) if k not in _NOT_RENDERING}
+    blob = json.dumps({"format": FORMAT, "options": settings, "versions": renderers}, sort_keys=True, default=repr)
+    return hashlib.sha256(blob.encode() + b"\0" + notebook).hexdigest()
+
+
+def toc_tokens(toc) -> list[dict[str, Any]]:
+    """A page's table of contents as the tokens mkdocs builds one from (``get_toc``)."""
+    return [{"level": a.level, "id": a.id, "name": a.title, "children": toc_tokens(a.children)} for a in toc]
+
+
+def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[str, str | None],
+                 report: Callable[[str, bool], None]) -> None:
+    """Make ``page.render`` (mkdocs-jupyter's) read from and fill the cache in ``folder``.
+
+    ``report(source, rendered)`` is told of each render: converted (True) or from the cache (False).
+    """
+    from mkdocs.structure.toc import get_toc
+
+    convert = page.render  # mkdocs-jupyter's, bound to this page in its on_pre_page
+    source = Path(page.file.abs_src_path)
+
+    def render(config, files) -> None:
+        path = folder / f"{key(source.read_bytes(), options, renderers)}.json"
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            entry = None
+        if entry is not None:
+            page.content, page.toc = entry["content"], get_toc(entry["toc"])
+            if entry["title"] is not None:
+                page.title = entry["title"]
+            path.touch()  # in use: kept
+            report(page.file.src_uri, False)
+            return
+        before = vars(page).get("title")
+        convert(config, files)
+        title = vars(page).get("title")  # set by the converter from the notebook's H1, unless told not to
+        entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": title if title != before else None}
+        _prune(folder)
+        write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+        report(page.file.src_uri, True)
+
+    page.render = render
+
+
+def _prune(folder: Path) -> None:
+    """Remove entries no build has used for KEEP_DAYS (every hit touches its entry)."""
+    if not folder.is_dir():
+        return
+    cutoff = time.time() - KEEP_DAYS * 86400
+    for old in folder.glob("*.json"):
+        try:
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,249 @@
+"""The kernelbook MkDocs plugin: thin glue from MkDocs' events to the book. Never executes a snippet.
+
+Registered through the ``mkdocs.plugins`` entry point ``kernelbook`` (pyproject.toml) and
+configured in mkdocs.yml under ``plugins: - kernelbook: {...}`` (:class:`KernelbookConfig`).
+Every problem (a missing or stale capture, a claim the captures contradict, twins that
+differ) is logged naming the page and the directive, and the build then fails.
+
+Each build (and each language build of mkdocs-static-i18n) starts from a fresh
+:class:`BuildRun` in ``on_config``: nothing found by one build is seen by the next, so
+``mkdocs serve`` rebuilds exactly as a new ``mkdocs build`` would. What is worth keeping
+across builds (drawn figures, rendered notebook pages) is kept on disk, keyed by content.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from . import notebook_cache, notebook_pages, notebooks, twins
+from .book import Entry, load_book
+from .directives import Context, render_page
+from .figure_cache import figure_html
+from .labels import label
+from .sections import section_index
+from .settings import BookSettings, from_config
+
+log = logging.getLogger("mkdocs.plugins.kernelbook")
+
+
+class KernelbookConfig(Config):
+    """The plugin's options; the README's table lists them."""
+
+    repository = c.Type(str, default="")  # GitHub "owner/name": the notebooks' Colab links
+    branch = c.Type(str, default="main")  # the branch those links open
+    snippets_dir = c.Type(str, default="snippets")  # <chapter>/<name>.py and <chapter>/captures/, beside mkdocs.yml
+    read_only = c.Type(bool, default=False)  # write nothing into docs/: a stale notebook fails the build instead
+    notebooks = c.Type(bool, default=True)  # write docs/<lang>/<chapter>/notebook.ipynb for chapters that run snippets
+    cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
+
+
+# What the blocks the plugin writes are made of: notices (admonition), heading anchors
+# (attr_list), the example's Markdown inside its <div> (md_in_html), code with a title
+# (superfences, highlight), CUDA/CPU tabs (tabbed). Added when a book lacks them.
+MARKDOWN_EXTENSIONS: dict[str, dict] = {
+    "admonition": {},
+    "attr_list": {},
+    "md_in_html": {},
+    "pymdownx.highlight": {},
+    "pymdownx.superfences": {},
+    "pymdownx.tabbed": {"alternate_style": True},
+}
+
+
+@dataclass
+class BuildRun:
+    """Everything one build learns; replaced at the start of the next."""
+
+    settings: BookSettings
+    book: dict[str, Entry] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+
+    @cached_property
+    def renderers(self) -> dict[str, str | None]:
+        return notebook_cache.versions()
+
+
+class KernelbookPlugin(BasePlugin[KernelbookConfig]):
+    run: BuildRun | None = None
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """Defined so that ``mkdocs serve`` keeps this instance; each build still starts afresh."""
+        self.run = None
+
+    def on_config(self, config):
+        try:
+            settings = from_config(config, self.config)
+        except ValueError as exc:
+            raise PluginError(f"kernelbook: {exc}") from None
+        self.run = BuildRun(settings)
+        missing = [name for name in MARKDOWN_EXTENSIONS if name not in config.markdown_extensions]
+        for name in missing:
+            config.markdown_extensions.append(name)
+            config.mdx_configs.setdefault(name, dict(MARKDOWN_EXTENSIONS[name]))
+        if missing:
+            log.info("kernelbook: added the Markdown extension(s) its pages are written with: %s", ", ".join(missing))
+        if settings.language_folders:
+            for problem in twins.check_tree(settings.docs_dir, settings.languages):
+                self._report(problem)
+        return config
+
+    def on_pre_build(self, config):
+        """Read the captures once; (re)write each chapter's notebook where it changed.
+
+        Before MkDocs lists the files, so a new notebook is a page of this very build; and
+        without touching unchanged files, so ``mkdocs serve`` does not rebuild in a loop.
+        """
+        run = self.run
+        settings = run.settings
+        run.book = load_book(settings.root, settings.snippets_dir)
+        for entry in run.book.values():  # not errors, but a maintainer should hear of them
+            for note in entry.notes:
+                log.info("kernelbook: %s: %s", entry.snippet.id, note)
+        if not settings.notebooks:
+            return
+        if settings.read_only:  # `kernelbook build --no-capture`: render what is committed
+            for path in notebooks.stale(settings, run.book):
+                self._report(f"{_rel(path, settings.root)} is out of date with its page or captures; "
+                             "run `kernelbook notebooks` and commit it")
+            return
+        for path in notebooks.generate_all(settings, run.book):
+            log.info("kernelbook: wrote %s", _rel(path, settings.root))
+
+    def on_serve(self, server, config, builder):
+        snippets = self.run.settings.root / self.run.settings.snippets_dir if self.run else None
+        if snippets is not None and snippets.is_dir():
+            server.watch(str(snippets))  # a new capture or an edited snippet rebuilds the pages
+        return server
+
+    @event_priority(-200)  # after mkdocs-static-i18n (-100): see notebook_pages.py
+    def on_files(self, files, config):
+        return notebook_pages.make_pages(files, config)
+
+    @event_priority(-50)  # after mkdocs-jupyter's on_pre_page, which sets the page's render
+    def on_pre_page(self, page, config, files):
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None and notebook_pages.is_notebook(page.file) and "render" in vars(page):
+            notebook_cache.cache_render(page, self.run.settings.cache_dir / "notebooks", dict(jupyter.config),
+                                        self.run.renderers, self._rendered_notebook)
+        return page
+
+    def on_page_markdown(self, markdown, page, config, files):
+        if notebook_pages.is_notebook(page.file):
+            return markdown  # mkdocs-jupyter renders it from the .ipynb: no page Markdown here
+        run = self.run
+        base = (config.site_url or "/").rstrip("/") + "/"
+        ctx = Context(
+            lang=self._lang(page),
+            page=page.file.src_uri,
+            book=run.book,
+            figure=lambda name, lang: self._figure(name, lang, ctx),
+            notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
+            sections=lambda lang: section_index(run.settings.pages(lang), base + run.settings.url_prefix(lang)),
+        )
+        rendered = render_page(markdown, ctx)
+        for problem in ctx.errors:
+            self._report(problem)
+        return rendered
+
+    def on_page_content(self, html, page, config, files):
+        lang = self._lang(page)
+        if notebook_pages.is_notebook(page.file):
+            html = notebook_pages.page_html(html, page, lang, self.config.repository, self.config.branch)
+        return html.replace('title="Permanent link"', f'title="{label("permalink", lang)}"')
+
+    def on_post_page(self, output, page, config):
+        if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
+            _copy_download(page, config)
+        return _HEAD_ALTERNATE.sub("", output)
+
+    def on_post_build(self, config):
+        run = self.run
+        counts = run.counts
+        log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache",
+                 counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"])
+        if run.problems:
+            raise PluginError(f"kernelbook: {len(run.problems)} problem(s) in the book, listed above; the first: {run.problems[0]}")
+
+    # ------------------------------------------------------------ services for the directives
+
+    def _figure(self, name: str, lang: str, ctx: Context) -> str:
+        captures = {sid: e.shown for sid, e in self.run.book.items() if e.shown is not None}
+        try:
+            out, drawn = figure_html(self.run.settings.cache_dir, name, lang, captures)
+        except (KeyError, ValueError) as exc:
+            return ctx.error(f"[[kb:figure {name}]]", f"cannot draw it: {exc}")
+        self.run.counts["figures drawn" if drawn else "figures cached"] += 1
+        if drawn:
+            log.info("kernelbook: drew figure %s (%s)", name, lang)
+        return out
+
+    def _notebook_links(self, page, chapter: str, lang: str, ctx: Context, config) -> str:
+        settings = self.run.settings
+        folder = settings.pages(lang) / chapter
+        if not (folder / notebooks.NAME).is_file():
+            where = _rel(folder, settings.root)
+            return ctx.error(f"[[kb:notebook {chapter}]]", f"no notebook {where}/{notebooks.NAME}: is there a "
+                             f"{where}/index.md that runs snippets?")
+        view = config.plugins.get("mkdocs-jupyter") is not None  # without it the notebook is a download only
+        return notebooks.notebook_links(chapter, lang, self.config.repository, self.config.branch,
+                                        base=_base(page, chapter, config), view=view)
+
+    def _rendered_notebook(self, source: str, rendered: bool) -> None:
+        self.run.counts["notebooks rendered" if rendered else "notebooks cached"] += 1
+        if rendered:
+            log.info("kernelbook: rendered notebook page %s", source)
+
+    def _lang(self, page) -> str:
+        return getattr(page.file, "locale", None) or self.run.settings.default_language
+
+    def _report(self, problem: str) -> None:
+        if problem not in self.run.problems:
+            self.run.problems.append(problem)
+            log.error(problem)
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _base(page, chapter: str, config) -> str:
+    """From the page's URL to the chapter page's: '' on the chapter page itself."""
+    src = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
+    folder = src.parent if src.stem in ("index", "README") or not config.use_directory_urls else src.parent / src.stem
+    rel = posixpath.relpath(chapter, folder.as_posix() or ".")
+    return "" if rel == "." else rel + "/"
+
+
+def _copy_download(page, config) -> None:
+    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
+    download = getattr(page.file, "download", None)
+    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
+        download.copy_file()
+        return
+    dest = Path(page.file.abs_dest_path)
+    folder = dest.parent.parent if config.use_directory_urls else dest.parent
+    target = folder / Path(page.file.abs_src_path).name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page.file.abs_src_path, target)
+
+
+# static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes
+# each as a language root and fetches "<that page>/sitemap.xml", a 404 on every load.
+# The header switcher already links the same page in the other language.
+_HEAD_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[a-z]{2}">')
