@@ -86,9 +86,9 @@ def test_schema_mismatch_names_file(tmp_path):
         from_json(raw, "old.json")
 
 
-@pytest.mark.parametrize("breakage", ["no_sessions", "kernel_count_text", "unknown_field", "unknown_top_level_field", "bad_device", "not_object"])
-def test_malformed_names_file(breakage):
-    raw = to_json(sample())
+def broken(breakage: str):
+    """A capture's JSON broken in one way the reader must refuse."""
+    raw = json.loads(json.dumps(to_json(sample())))
     if breakage == "no_sessions":
         del raw["sessions"]
     elif breakage == "kernel_count_text":
@@ -99,10 +99,22 @@ def test_malformed_names_file(breakage):
         raw["trace_file"] = "trace0.json.gz"
     elif breakage == "bad_device":
         raw["device"] = "tpu"
+    elif breakage == "cpu_labelled_cuda":  # a CPU run shown as a GPU one
+        raw["environment"]["device_kind"] = "cpu"
+    elif breakage == "other_schema":
+        raw["schema"] = "kernelbook.capture/999"
     else:
         raw = [raw]
+    return raw
+
+
+BREAKAGES = ["no_sessions", "kernel_count_text", "unknown_field", "unknown_top_level_field", "bad_device", "not_object"]
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES)
+def test_malformed_names_file(breakage):
     with pytest.raises(CaptureError, match=r"^snippets/ch01/captures/x\.cuda\.json: "):
-        from_json(raw, "snippets/ch01/captures/x.cuda.json")
+        from_json(broken(breakage), "snippets/ch01/captures/x.cuda.json")
 
 
 def test_load_bad_files_name_the_file(tmp_path):
@@ -158,3 +170,52 @@ def test_a_capture_whose_labels_disagree_is_refused(tmp_path):
         path.write_text(json.dumps(bad))
         with pytest.raises(CaptureError, match=words):
             load(path)
+
+
+# ---------------------------------------------------------------- the published JSON Schema
+
+
+def capture_schema() -> dict:
+    import importlib.resources
+
+    shipped = importlib.resources.files("kernelbook").joinpath("capture.schema.json")  # package data, as installed
+    from kernelbook.records import SCHEMA_FILE
+
+    assert shipped.is_file() and SCHEMA_FILE.is_file()
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def schema_errors(raw) -> list[str]:
+    import jsonschema
+
+    schema = capture_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(raw)]
+
+
+def test_schema_names_this_format():
+    schema = capture_schema()
+    assert schema["title"] == SCHEMA and schema["properties"]["schema"]["const"] == SCHEMA
+
+
+def test_every_committed_capture_matches_the_schema():
+    checked = 0
+    for path in sorted(ROOT.glob("snippets/*/captures/*.json")):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        assert schema_errors(raw) == [], path
+        checked += 1
+    assert checked >= 5
+
+
+def test_schema_accepts_what_records_writes():
+    assert schema_errors(json.loads(dumps(sample()))) == []
+    assert schema_errors(json.loads(dumps(dataclasses.replace(sample(), data=None, sessions=(), trace_files=())))) == []
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES + ["cpu_labelled_cuda", "other_schema"])
+def test_schema_and_records_refuse_the_same_captures(breakage):
+    """What the reader refuses, the published schema refuses too (and says why)."""
+    raw = broken(breakage)
+    assert schema_errors(raw)
+    with pytest.raises(CaptureError):
+        from_json(raw, "x.cuda.json")

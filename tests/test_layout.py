@@ -1,0 +1,136 @@
+"""The package's shape: two halves that never import each other, read from the source.
+
+``kernelbook/capture/`` executes (standard library and torch only, on a bare GPU image);
+``kernelbook/site/`` renders (mkdocs, never torch, never the capture half); what both use
+sits at the package's top and imports neither torch nor mkdocs.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SCRIPTS, cli_env, make_project, write
+
+PACKAGE = SCRIPTS / "kernelbook"
+RENDERING = {"mkdocs", "yaml", "material", "nbformat", "nbconvert", "jinja2", "markdown", "pymdownx",
+             "mkdocs_jupyter", "mkdocs_static_i18n", "jupytext"}
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SCRIPTS).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """Every module ``path`` imports (relative imports resolved), anywhere or only at module level."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)  # `from . import capture`
+    return found
+
+
+def offending(path: Path, banned: set[str], top_level_only: bool = False) -> list[str]:
+    return sorted(m for m in imports(path, top_level_only) if any(m == b or m.startswith(b + ".") for b in banned))
+
+
+def modules(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.py"))
+
+
+def test_the_two_halves_are_packages():
+    assert (PACKAGE / "capture" / "__init__.py").is_file() and (PACKAGE / "site" / "__init__.py").is_file()
+    assert (PACKAGE / "site" / "figures" / "__init__.py").is_file() and (PACKAGE / "site" / "directives" / "__init__.py").is_file()
+
+
+@pytest.mark.parametrize("path", modules(PACKAGE / "site"), ids=lambda p: module_name(p))
+def test_site_never_imports_torch_or_the_capture_half(path):
+    assert offending(path, {"torch", "triton", "kernelbook.capture"}) == []
+
+
+@pytest.mark.parametrize("path", modules(PACKAGE / "capture"), ids=lambda p: module_name(p))
+def test_capture_never_imports_mkdocs_or_the_site_half(path):
+    assert offending(path, RENDERING | {"kernelbook.site"}) == []
+
+
+SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py"]
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_shared_modules_import_neither_half_nor_torch_nor_mkdocs(name):
+    assert offending(PACKAGE / name, RENDERING | {"torch", "kernelbook.site", "kernelbook.capture"}) == []
+
+
+def test_cli_imports_a_half_only_inside_the_command_that_needs_it():
+    assert offending(PACKAGE / "cli.py", RENDERING | {"torch", "kernelbook.site", "kernelbook.capture"}, top_level_only=True) == []
+
+
+def test_the_boundary_check_sees_relative_imports(tmp_path):
+    """The checker itself: ``from ..capture import runner`` inside site/ is caught."""
+    fake = SCRIPTS / "kernelbook" / "site" / "_probe_for_test.py"
+    try:
+        fake.write_text("from ..capture import runner\nfrom . import claims\n", encoding="utf-8")
+        assert offending(fake, {"kernelbook.capture"}) == ["kernelbook.capture", "kernelbook.capture.runner"]
+        assert "kernelbook.site.claims" in imports(fake)
+    finally:
+        fake.unlink()
+
+
+@pytest.mark.parametrize("path", modules(PACKAGE), ids=lambda p: module_name(p))
+def test_no_module_is_over_400_lines(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(SCRIPTS)} has {lines} lines: split it by what its parts hold"
+
+
+# A folder that shadows the rendering packages: importing any of them fails, as on a
+# bare GPU image with nothing but torch.
+def _bare(tmp_path: Path) -> Path:
+    shadow = tmp_path / "bare-image"
+    for name in RENDERING:
+        write(shadow / name / "__init__.py", f'raise ImportError("{name} is not installed on this image")\n')
+    return shadow
+
+
+def test_capture_runs_where_only_torch_is_installed(tmp_path):
+    """`PYTHONPATH=scripts python -m kernelbook capture` (and status, kernels) on a bare GPU image."""
+    root = make_project(tmp_path / "book")
+    write(root / "snippets/cha/hello.py", """
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]):
+            y = torch.ones(4) + 1
+        print(y)
+        """)
+    shadow = _bare(tmp_path)
+    env = cli_env(PYTHONPATH=f"{SCRIPTS}:{shadow}", NO_MKDOCS_2_WARNING="1")
+    probe = subprocess.run([sys.executable, "-c", "import mkdocs"], env=env, capture_output=True, text=True)
+    assert probe.returncode != 0 and "not installed on this image" in probe.stderr  # the shadow works
+    for args in (["capture", "--device", "cpu"], ["status", "--json"], ["kernels", "snippets/cha/captures/hello.cpu.json"]):
+        done = subprocess.run([sys.executable, "-m", "kernelbook", *args], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{args}: {done.stderr[-3000:]}"
+    assert "aten::add" in done.stdout
+    # and the site commands say what is missing instead of working half-way
+    done = subprocess.run([sys.executable, "-m", "kernelbook", "notebooks", "--check"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "needs mkdocs" in done.stderr and "not installed on this image" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
