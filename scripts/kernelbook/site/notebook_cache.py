@@ -8,14 +8,20 @@ notebook page's ``render`` instead: the key is a hash of exactly what the HTML d
 render it), so an entry is valid for either language build, across ``mkdocs serve``
 rebuilds and across processes; a notebook whose bytes are unchanged is never converted
 again. Entries unused for :data:`KEEP_DAYS` are removed when a new one is written.
+
+When a notebook must be converted, nbconvert's Jinja templates are compiled once and kept
+as bytecode beside the entries (Jinja's own bytecode cache, checked against each template's
+source): the next notebook, in this build or a later one, skips the compilation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
@@ -77,7 +83,8 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
             report(page.file.src_uri, False)
             return
         before = vars(page).get("title")
-        convert(config, files)
+        with compiled_templates(folder / "jinja"):
+            convert(config, files)
         title = vars(page).get("title")  # set by the converter from the notebook's H1, unless told not to
         entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": title if title != before else None}
         _prune(folder)
@@ -85,6 +92,32 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
         report(page.file.src_uri, True)
 
     page.render = render
+
+
+@contextlib.contextmanager
+def compiled_templates(folder: Path) -> Iterator[None]:
+    """While inside, every nbconvert template environment keeps compiled templates in ``folder``."""
+    try:
+        import jinja2
+        from nbconvert.exporters.templateexporter import TemplateExporter
+
+        create = TemplateExporter._create_environment
+    except (ImportError, AttributeError):  # another nbconvert: convert as it does
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    shared = jinja2.FileSystemBytecodeCache(str(folder))
+
+    def with_bytecode(exporter):
+        environment = create(exporter)
+        environment.bytecode_cache = shared
+        return environment
+
+    TemplateExporter._create_environment = with_bytecode
+    try:
+        yield
+    finally:
+        TemplateExporter._create_environment = create
 
 
 def _prune(folder: Path) -> None:
