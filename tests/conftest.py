@@ -126,7 +126,7 @@ MKDOCS_ENV = {"NO_MKDOCS_2_WARNING": "1"}
 _BUILD = """
 import json, sys
 from pathlib import Path
-from kernelbook.site.build import build
+from kernelbook.site.commands import build
 sys.exit(build(Path(sys.argv[1]), Path(sys.argv[2]), plugin=json.loads(sys.argv[3])))
 """
 

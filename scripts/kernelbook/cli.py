@@ -143,7 +143,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
-    from .site.build import notebooks_check, notebooks_write
+    from .site.commands import notebooks_check, notebooks_write
 
     root = project_root()
     if args.check:
@@ -173,7 +173,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             if code:
                 print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
                 return code
-    from .site.build import build
+    from .site.commands import build
 
     # --no-capture: read_only, so the plugin checks the notebooks instead of writing them
     print(f"mkdocs build --strict --site-dir {root / 'site'}" + (" (read-only)" if args.no_capture else ""), file=sys.stderr, flush=True)

@@ -1,4 +1,4 @@
-"""``kernelbook build`` and ``notebooks``: the book through MkDocs' Python API, in this process.
+"""The site half's commands, ``kernelbook build`` and ``notebooks``: MkDocs' Python API, in-process.
 
 The config is loaded as ``mkdocs build`` loads it, so the plugin's options can be set on
 it (``read_only`` for ``build --no-capture``) instead of passed through the environment.
