@@ -88,7 +88,9 @@ def _alternates(page: NotebookPage, i18n, config) -> dict[str, File]:
     return found
 
 
-_SCRIPT = re.compile(r"(?:<!--[^>]*-->\s*)?<script\b([^>]*)>(.*?)</script>\s*", re.IGNORECASE | re.DOTALL)
+# A script and the comment just before it; written to start with a literal "<" (not an
+# optional group), so the search skips ahead to each "<" instead of trying every character.
+_SCRIPT = re.compile(r"<(?:!--[^>]*-->\s*<)?script\b([^>]*)>(.*?)</script>\s*", re.IGNORECASE | re.DOTALL)
 _SRC = re.compile(r"""\bsrc\s*=\s*["']?([^"'\s>]*)""", re.IGNORECASE)
 _OUTSIDE = re.compile(r"""^(?:https?:)?//""", re.IGNORECASE)
 _OUTSIDE_IN_JS = re.compile(r"""["'`](?:https?:)?//[^"'`\s]""", re.IGNORECASE)  # a URL in a string literal

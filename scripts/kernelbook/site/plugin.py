@@ -167,7 +167,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
             _copy_download(page, config)
-        return _HEAD_ALTERNATE.sub("", output)
+        head = output.find("</head>")  # the tags are in the head: never scan the page's body
+        return _HEAD_ALTERNATE.sub("", output[:head]) + output[head:] if head >= 0 else output
 
     def on_post_build(self, config):
         run = self.run
