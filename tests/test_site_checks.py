@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MKDOCS_ENV, cli_env, copy_project, mkdocs_build
+from conftest import MKDOCS_ENV, book_settings, cli_env, copy_project, mkdocs_build
 
 CAPTURE = "snippets/ch01/captures/eager_profile.cpu.json"
 
@@ -133,6 +133,10 @@ def test_serve_reloads_on_capture_change_and_never_executes(book, tmp_path):
         changed = [p.name for p in captures if before[p] != after[p]]
         assert changed == ["first_kernel.cpu.json"], f"serve wrote captures: {changed}"
         assert not (book / ".kernelbook" / "failures").exists()
+        # the notebooks now show the edited output, and still link to the published site, not to serve's address
+        notebook = (book / "docs/en/ch01/notebook.ipynb").read_text(encoding="utf-8")
+        assert "reloaded from an edited capture" in notebook
+        assert f"{book_settings(book).site_url}en/ch01/" in notebook and "127.0.0.1" not in notebook
     finally:
         proc.terminate()
         proc.wait(timeout=30)
