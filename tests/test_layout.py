@@ -29,8 +29,13 @@ def module_name(path: Path) -> str:
 
 def imports(path: Path, top_level_only: bool = False) -> set[str]:
     """Every module ``path`` imports (relative imports resolved), anywhere or only at module level."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    return imports_in(path.read_text(encoding="utf-8"), package, top_level_only, str(path))
+
+
+def imports_in(source: str, package: str, top_level_only: bool = False, filename: str = "<source>") -> set[str]:
+    """The modules ``source``, a module of ``package``, imports."""
+    tree = ast.parse(source, filename=filename)
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     found = set()
     for node in nodes:
@@ -49,7 +54,11 @@ def imports(path: Path, top_level_only: bool = False) -> set[str]:
 
 
 def offending(path: Path, banned: set[str], top_level_only: bool = False) -> list[str]:
-    return sorted(m for m in imports(path, top_level_only) if any(m == b or m.startswith(b + ".") for b in banned))
+    return banned_in(imports(path, top_level_only), banned)
+
+
+def banned_in(found: set[str], banned: set[str]) -> list[str]:
+    return sorted(m for m in found if any(m == b or m.startswith(b + ".") for b in banned))
 
 
 def modules(folder: Path) -> list[Path]:
@@ -83,15 +92,13 @@ def test_cli_imports_a_half_only_inside_the_command_that_needs_it():
     assert offending(PACKAGE / "cli.py", RENDERING | {"torch", "kernelbook.site", "kernelbook.capture"}, top_level_only=True) == []
 
 
-def test_the_boundary_check_sees_relative_imports(tmp_path):
-    """The checker itself: ``from ..capture import runner`` inside site/ is caught."""
-    fake = SCRIPTS / "kernelbook" / "site" / "_probe_for_test.py"
-    try:
-        fake.write_text("from ..capture import runner\nfrom . import claims\n", encoding="utf-8")
-        assert offending(fake, {"kernelbook.capture"}) == ["kernelbook.capture", "kernelbook.capture.runner"]
-        assert "kernelbook.site.claims" in imports(fake)
-    finally:
-        fake.unlink()
+def test_the_boundary_check_sees_relative_imports():
+    """The checker itself: ``from ..capture import runner`` in a module of site/ is caught."""
+    found = imports_in("from ..capture import runner\nfrom . import claims\nimport torch.profiler\n", "kernelbook.site")
+    assert banned_in(found, {"kernelbook.capture"}) == ["kernelbook.capture", "kernelbook.capture.runner"]
+    assert banned_in(found, {"torch"}) == ["torch.profiler"]
+    assert "kernelbook.site.claims" in found
+    assert banned_in(imports_in("from ...capture.kernels import extract\n", "kernelbook.site.figures"), {"kernelbook.capture"})
 
 
 @pytest.mark.parametrize("path", modules(PACKAGE), ids=lambda p: module_name(p))
