@@ -12,6 +12,7 @@ import dataclasses
 import json
 from contextlib import contextmanager
 from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 import pytest
 
@@ -192,8 +193,33 @@ def test_search_finds_the_fusion_section_in_the_readers_language(context, site_u
         assert first[0] == CHAPTER[lang], f"first result for {query!r} is {first[0]}, not the chapter in the reader's language {CHAPTER[lang]}: {items}"
         best_section = next((href for href in first if "#" in href), None)
         assert best_section == CHAPTER[lang] + "#fusion", f"best section for {query!r}: {best_section}; all results: {items}"
-        # One index holds both languages (mkdocs-static-i18n writes one; material cannot
-        # filter it by language): the other language's pages may follow, never lead.
+
+
+def _in_language(path: str, lang: str) -> bool:
+    return path.startswith("/en/") if lang == "en" else not path.startswith("/en/")
+
+
+# Terms both languages' pages hold: the reader's search must return only their own.
+BOTH = [("en", "GPU"), ("ja", "GPU"), ("en", "torch.compile"), ("ja", "torch.compile"), ("en", "kernel launch"), ("ja", "GPU メモリ")]
+
+
+@pytest.mark.parametrize(("lang", "query"), BOTH)
+def test_search_returns_only_pages_in_the_readers_language(context, site_url, lang, query):
+    other = "ja" if lang == "en" else "en"
+    with open_page(context) as w:
+        load(w, site_url + HOME[lang])
+        search_ready(w.page, timeout=30_000)
+        fetched = [u for u in w.requests if u.endswith("/search/search_index.json")]  # before the test's own fetches
+        # never vacuous: the other language's chapter holds the term too
+        word = query.split()[0]
+        assert word.lower() in urlopen(site_url + CHAPTER[other]).read().decode().lower(), f"{word!r} is not on {CHAPTER[other]}: pick another term"
+        items = search(w, query)
+        assert items, f"{query!r} finds nothing on {HOME[lang]}: " + "\n".join(_worker_failures(w))
+        links = [href for item in items for href in item]
+        foreign = [href for href in links if not _in_language(href, lang)]
+        assert foreign == [], f"{query!r} on {HOME[lang]} returns pages of another language: {foreign}; all results: {items}"
+        assert fetched == [site_url + HOME[lang] + "search/search_index.json"], f"the page fetched {fetched}, not its language's index"
+        assert w.errors == [], "\n".join(w.errors)
 
 
 @pytest.mark.parametrize(("lang", "query"), [("en", "kernel"), ("en", "torch"), ("ja", "カーネル")])

@@ -25,9 +25,9 @@ from pathlib import Path, PurePosixPath
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from . import notebook_cache, notebook_pages, notebooks, twins
+from . import notebook_cache, notebook_pages, notebooks, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
@@ -70,6 +70,7 @@ class BuildRun:
     book: dict[str, Entry] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     counts: Counter = field(default_factory=Counter)
+    search: object | None = None  # material's search plugin, when each language gets its own index
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -98,6 +99,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if settings.language_folders:
             for problem in twins.check_tree(settings.docs_dir, settings.languages):
                 self._report(problem)
+            if len(settings.languages) > 1:
+                self.run.search = _material_search(config)
         return config
 
     def on_pre_build(self, config):
@@ -168,15 +171,51 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
             _copy_download(page, config)
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
-        return _HEAD_ALTERNATE.sub("", output[:head]) + output[head:] if head >= 0 else output
+        if head >= 0:
+            output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
+        lang = self._lang(page)
+        if self.run.search is not None and lang != self.run.settings.default_language:
+            try:  # the page searches its own language's index (search_index.py)
+                output = search_index.rebase(output, self.run.settings.url_prefix(lang))
+            except ValueError as exc:
+                self._report(f"{page.file.src_uri}: {exc}")
+        return output
 
-    def on_post_build(self, config):
+    def _check_build(self, config):
         run = self.run
         counts = run.counts
         log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache",
                  counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"])
         if run.problems:
             raise PluginError(f"kernelbook: {len(run.problems)} problem(s) in the book, listed above; the first: {run.problems[0]}")
+
+    @event_priority(-110)  # after mkdocs-static-i18n (-100) has written every language into one index
+    def _split_search(self, config):
+        """One search index per language, beside that language's pages (see search_index.py).
+
+        Also runs after each language's own build, when the search plugin holds that language's
+        entries only: then only that language's index is written; the last run writes them all.
+        """
+        search = self.run.search
+        if search is None:
+            return
+        settings = self.run.settings
+        prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
+        index = search.search_index
+        try:
+            by_language = search_index.split(index.entries, prefixes)
+        except ValueError as exc:
+            raise PluginError(f"kernelbook: per-language search: {exc}") from None
+        for lang, entries in by_language.items():
+            if not entries:
+                continue
+            own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
+            own.entries = entries
+            path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(own.generate_search_index(None), encoding="utf-8")
+
+    on_post_build = CombinedEvent(_check_build, _split_search)
 
     # ------------------------------------------------------------ services for the directives
 
@@ -214,6 +253,18 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if problem not in self.run.problems:
             self.run.problems.append(problem)
             log.error(problem)
+
+
+def _material_search(config):
+    """material's search plugin, when it is on and builds the index this module knows how to split; else None."""
+    for name in ("material/search", "search"):
+        plugin = config.plugins.get(name)
+        if plugin is not None and getattr(plugin.config, "enabled", False) and type(plugin).__module__.startswith("material."):
+            return plugin
+        if plugin is not None:
+            log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
+            return None
+    return None
 
 
 def _rel(path: Path, root: Path) -> str:
