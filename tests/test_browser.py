@@ -292,6 +292,95 @@ def test_template_kernel_name_displays_exactly(context, site_url):
         assert w.errors == [], "\n".join(w.errors)
 
 
+# ---------------------------------------------------------------- the instructors' links
+
+INSTRUCTORS = {"ja": "/instructors/", "en": "/en/instructors/"}
+_INDEX = """() => [...document.querySelectorAll('.kb-sections-page, .kb-sections li')].map(e => {
+  const line = e.matches('h3') ? e.nextElementSibling : e;
+  const button = line.querySelector('button.kb-copy');
+  return {href: e.querySelector('a').href, shown: line.querySelector('.kb-url code').innerText,
+          copies: button.dataset.kbCopy, visible: button.checkVisibility()};
+})"""
+
+
+def _published() -> str:
+    from conftest import book_settings
+
+    return book_settings().site_url.rstrip("/") + "/"
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_instructors_links_work_where_the_site_is_served_and_show_the_published_url(context, site_url, lang):
+    published = _published()
+    with open_page(context) as w:
+        load(w, site_url + INSTRUCTORS[lang])
+        entries = w.page.evaluate(_INDEX)
+        assert len(entries) >= 10, entries
+        for e in entries:
+            assert e["href"].startswith(site_url + HOME[lang]), f"{e['href']} is not on the site being served ({site_url}{HOME[lang]})"
+            assert e["shown"] == e["copies"] == published + e["href"][len(site_url) + 1:], e
+            assert e["visible"], f"the copy button for {e['shown']} is hidden (kernelbook.js did not run?)"
+        search_ready(w.page, timeout=30_000)  # else the click aborts the search worker's lazy loads, a failed request
+        w.page.locator(".kb-sections a[href$='#fusion']").click()  # a link goes to its section here, not to site_url
+        w.page.wait_for_url(site_url + CHAPTER[lang] + "#fusion")
+        assert w.page.locator("#fusion").is_visible()
+        assert w.errors == [], "\n".join(w.errors)
+
+
+def test_copy_buttons_copy_the_published_url_by_mouse_and_by_keyboard(context, site_url):
+    published = _published()
+    with open_page(context) as w:
+        load(w, site_url + INSTRUCTORS["en"])
+        fusion = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#fusion']"))
+        fusion.locator("button.kb-copy").click()
+        assert w.page.evaluate("navigator.clipboard.readText()") == published + "en/ch01/#fusion"
+        assert fusion.locator("button.kb-copy").inner_text() == "Copied"
+        assert w.page.get_by_role("status").inner_text() == "Copied"  # said to screen readers too
+        # keyboard only: Tab from the section's link reaches its button; Enter copies
+        summary = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#summary']"))
+        summary.locator("a").focus()
+        w.page.keyboard.press("Tab")  # the button comes right after the link
+        assert w.page.evaluate("document.activeElement.dataset.kbCopy") == published + "en/ch01/#summary"
+        w.page.keyboard.press("Enter")
+        w.page.wait_for_function("() => document.activeElement.dataset.kbState === 'copied'")
+        assert w.page.evaluate("navigator.clipboard.readText()") == published + "en/ch01/#summary"
+        w.page.keyboard.press("Space")  # a <button>: Space works as well
+        assert w.errors == [], "\n".join(w.errors)
+
+
+def test_copy_without_a_clipboard_selects_the_url_quietly(browser, site_url):
+    """No clipboard API and execCommand refused (an insecure page, a locked-down browser):
+    no error anywhere, the URL is selected for the reader to copy, and the button says so."""
+    with open_page(browser) as w:
+        w.page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined});"
+                               "document.execCommand = () => { throw new Error('refused'); };")
+        load(w, site_url + INSTRUCTORS["ja"])
+        item = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#fusion']"))
+        button = item.locator("button.kb-copy")
+        button.click()
+        w.page.wait_for_function("() => document.querySelector('[data-kb-state]') !== null")
+        assert w.page.evaluate("getSelection().toString()") == _published() + "ch01/#fusion"
+        assert button.get_attribute("data-kb-state") == "failed"
+        assert button.inner_text() == button.get_attribute("data-kb-failed") and "Ctrl+C" in button.inner_text()
+        assert w.errors == [], "\n".join(w.errors)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_urls_wrap_only_between_their_parts_on_a_phone(browser, site_url, lang):
+    with open_page(browser, viewport={"width": 375, "height": 812}) as w:
+        load(w, site_url + INSTRUCTORS[lang])
+        got = w.page.evaluate("""() => ({
+          parts: [...document.querySelectorAll('.kb-url code span')].map(s => [s.textContent, s.getClientRects().length]),
+          wrapped: [...document.querySelectorAll('.kb-url code')].filter(c => new Set([...c.getClientRects()].map(r => Math.round(r.top))).size > 1).length,
+          page: [document.documentElement.scrollWidth, window.innerWidth]})""")
+        split = [text for text, rects in got["parts"] if rects != 1]
+        assert split == [], f"URL parts broken across lines at 375 px: {split}"
+        assert any(text.startswith("#") for text, _ in got["parts"])  # the anchors are parts of their own
+        assert got["wrapped"] > 0, "no URL needed to wrap at 375 px: this test proves nothing"
+        assert got["page"][0] <= got["page"][1], f"the page scrolls sideways at 375 px: {got['page']}"
+        assert w.errors == [], "\n".join(w.errors)
+
+
 # ---------------------------------------------------------------- copy button
 
 

@@ -80,6 +80,11 @@ LABELS: dict[str, dict[str, str]] = {
     "nb_date": {"ja": "{date} (UTC)", "en": "{date} (UTC)"},
     "nb_dates": {"ja": "{first} – {last} (UTC)", "en": "{first} to {last} (UTC)"},
     "permalink": {"ja": "この節へのリンク", "en": "Link to this section"},
+    # the instructors' index: a copy button beside each canonical URL
+    "copy": {"ja": "コピー", "en": "Copy"},
+    "copy_link": {"ja": "「{what}」の URL をコピー", "en": "Copy the URL of “{what}”"},
+    "copied": {"ja": "コピーしました", "en": "Copied"},
+    "copy_failed": {"ja": "URL を選択しました。Ctrl+C (⌘C) でコピーできます", "en": "URL selected: press Ctrl+C (⌘C) to copy it"},
 }
 
 

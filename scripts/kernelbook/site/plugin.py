@@ -147,14 +147,14 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if notebook_pages.is_notebook(page.file):
             return markdown  # mkdocs-jupyter renders it from the .ipynb: no page Markdown here
         run = self.run
-        base = (config.site_url or "/").rstrip("/") + "/"
         ctx = Context(
             lang=self._lang(page),
             page=page.file.src_uri,
             book=run.book,
             figure=lambda name, lang: self._figure(name, lang, ctx),
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
-            sections=lambda lang: section_index(run.settings.pages(lang), base + run.settings.url_prefix(lang)),
+            sections=lambda lang: section_index(run.settings.pages(lang), lang, page.url, run.settings.site_url,
+                                                run.settings.url_prefix(lang)),
         )
         rendered = render_page(markdown, ctx)
         for problem in ctx.errors:
