@@ -449,6 +449,47 @@ def test_light_screenshot_of_the_chapter(context, site_url, lang):
         assert out.stat().st_size > 10_000
 
 
+# ---------------------------------------------------------------- figures fit the screen
+
+_FIGURES = """() => [...document.querySelectorAll('figure.kb-figure')].map(fig => {
+  const shown = [...fig.querySelectorAll('svg')].filter(s => s.checkVisibility());
+  const svg = shown[0];
+  const box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width;
+  const inside = r => r.width > 0 && r.left >= Math.max(box.left, 0) - 1 && r.right <= Math.min(box.right, innerWidth) + 1;
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim());
+  const charts = [...svg.querySelectorAll('.kb-chart')].map(c => [c.dataset.chart, inside(c.getBoundingClientRect())]);
+  return {id: fig.id, shown: shown.map(s => [...s.classList].find(c => c.startsWith('kb-layout-'))),
+          width: box.width, smallest: Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize) * scale)),
+          cut: texts.filter(t => !inside(t.getBoundingClientRect())).map(t => t.textContent),
+          arrays: texts.filter(t => ['a', 'b', 'tmp', 'c'].includes(t.textContent) && inside(t.getBoundingClientRect())).map(t => t.textContent),
+          charts};
+})"""
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "layout"), [(375, "kb-layout-narrow"), (1280, "kb-layout-wide")])
+def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout):
+    """At 375 px: no figure is wider than the screen or scrolls, no label is cut off, text is at
+    least 11 px; every array of the traffic figure and both sweep charts are in view."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with open_page(browser, viewport={"width": width, "height": 812}) as w:
+        load(w, site_url + CHAPTER[lang])
+        figures_ = {f["id"]: f for f in w.page.evaluate(_FIGURES)}
+        page = w.page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+        w.page.locator("#kb-figure-traffic").screenshot(path=str(SCREENSHOTS / f"traffic-{lang}-{width}.png"))
+        assert set(figures_) == {"kb-figure-traffic", "kb-figure-timeline", "kb-figure-sweep"}, list(figures_)
+        for name, f in figures_.items():
+            assert f["width"] <= width, f"{name} is {f['width']} px wide on a {width}-px screen"
+            assert f["cut"] == [], f"{name}: text outside the figure or the screen at {width} px: {f['cut']}"
+            assert f["smallest"] >= 11, f"{name}: its smallest text is {f['smallest']:.1f} px on screen at {width} px"
+        assert sorted(figures_["kb-figure-traffic"]["arrays"]) == sorted(["a", "b", "tmp", "c"] * 2)
+        assert figures_["kb-figure-sweep"]["charts"] == [["time", True], ["bandwidth", True]]
+        assert page[0] <= page[1], f"the page scrolls sideways at {width} px: {page}"
+        assert {name: f["shown"] for name, f in figures_.items()} == dict.fromkeys(figures_, [layout])  # one drawing each
+        assert w.errors == [], "\n".join(w.errors)
+
+
 # ---------------------------------------------------------------- nothing from outside
 
 

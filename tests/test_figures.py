@@ -87,22 +87,67 @@ def with_class(root: ET.Element, cls: str) -> list[ET.Element]:
 def test_figure_is_accessible_self_contained_svg(cpu, name, lang):
     fig = figures.figure(name, lang, cpu)
     assert (fig.name, fig.lang) == (name, lang)
-    root = parse(fig.svg)
-    assert root.tag == SVG + "svg"
-    assert root.get("role") == "img"
-    assert root.get("width") == "100%" and root.get("height") is None
-    assert re.fullmatch(r"0 0 720 [\d.]+", root.get("viewBox"))
-    title_id = root.get("aria-labelledby")
-    titles = [e for e in root.iter(SVG + "title") if e.get("id") == title_id]
-    assert len(titles) == 1 and titles[0].text == fig.alt and fig.alt
-    assert root.find(SVG + "title") is titles[0]  # the svg's own title comes first
+    assert len(fig.svgs) == len(figures.LAYOUTS) and fig.svg == fig.svgs[0] and fig.html == "\n".join(fig.svgs)
+    for layout, svg in zip(figures.LAYOUTS, fig.svgs):
+        root = parse(svg)
+        assert root.tag == SVG + "svg"
+        assert root.get("role") == "img"
+        assert root.get("width") == "100%" and root.get("height") is None and root.get("style") is None  # the CSS sizes it
+        assert f"kb-layout-{layout.name}" in root.get("class").split()
+        assert re.fullmatch(rf"0 0 {layout.width:g} [\d.]+", root.get("viewBox")), (layout, root.get("viewBox"))
+        title_id = root.get("aria-labelledby")
+        titles = [e for e in root.iter(SVG + "title") if e.get("id") == title_id]
+        assert len(titles) == 1 and titles[0].text == fig.alt and fig.alt
+        assert root.find(SVG + "title") is titles[0]  # the svg's own title comes first
+        # no external references: no links, fonts, images or imports
+        assert not re.search(r"href|@import|@font-face|url\(|<image|https?://(?!www\.w3\.org/2000/svg)", svg)
+        # all text is real, selectable <text>, never below 11 viewBox units
+        assert list(root.iter(SVG + "text"))
+        sizes = [float(s) for s in re.findall(r"font-size:([\d.]+)px", svg)]
+        assert sizes and min(sizes) >= figures.svg.SMALL
+        # only the first layout shows without kernelbook.css: a bare page shows one drawing
+        shown = re.search(r"\.kb-fig-[\w-]+\{display:(\w+)", svg).group(1)
+        assert shown == ("block" if layout == figures.LAYOUTS[0] else "none")
     assert fig.caption and "\n" not in fig.caption and "<" not in fig.caption
-    # no external references: no links, fonts, images or imports
-    assert not re.search(r"href|@import|@font-face|url\(|<image|https?://(?!www\.w3\.org/2000/svg)", fig.svg)
-    # all text is real, selectable <text>, never below 11 viewBox units
-    assert list(root.iter(SVG + "text"))
-    sizes = [float(s) for s in re.findall(r"font-size:([\d.]+)px", fig.svg)]
-    assert sizes and min(sizes) >= 11
+
+
+def test_each_layout_keeps_its_smallest_text_legible_where_it_is_shown():
+    """The wide drawing is shown down to the width where its smallest text is 11 px on screen,
+    kernelbook.css switches below it, and the narrow drawing is still 11 px on a 320-px phone."""
+    wide, narrow = figures.LAYOUTS
+    css = (ROOT / "docs" / "assets" / "kernelbook.css").read_text(encoding="utf-8")
+    switch = float(re.search(r"@container kb-figure \(width < ([\d.]+)px\)", css).group(1))
+    assert figures.svg.narrowest_column(wide) <= switch < figures.svg.narrowest_column(wide) + 2
+    assert figures.svg.SMALL * switch / wide.width >= figures.svg.MIN_PX
+    assert figures.svg.SMALL * (320 - 32) / narrow.width >= figures.svg.MIN_PX  # a 320-px phone's column: 288 px
+    assert figures.svg.SMALL * narrow.max_px / narrow.width < 20  # and not blown up on a tablet
+
+
+def test_arrange_puts_panels_side_by_side_where_they_fit_and_stacks_them_where_not():
+    from kernelbook.site.figures.svg import Panel, arrange
+
+    panels = [Panel(340, 100, "<a/>"), Panel(340, 120, "<b/>")]
+    wide, h = arrange(panels, 720, gap=40)
+    assert wide == '<g transform="translate(0 0)"><a/></g><g transform="translate(380 0)"><b/></g>' and h == 120
+    narrow, h = arrange(panels, 340, gap=40, row_gap=20)
+    assert narrow == '<g transform="translate(0 0)"><a/></g><g transform="translate(0 120)"><b/></g>' and h == 240
+    with pytest.raises(ValueError, match="a 400-unit panel does not fit a 340-unit drawing"):
+        arrange([Panel(400, 10, "")], 340)
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_narrow_layouts_stack_panels_and_keep_every_part(cpu, lang):
+    traffic, timeline, sweep = (parse(figures.figure(n, lang, cpu).svgs[1]) for n in ("traffic", "timeline", "sweep"))
+    # sweep: the bandwidth chart under the time chart, not beside it
+    placed = [g.get("transform") for g in sweep.iter(SVG + "g") if with_class(g, "kb-chart")[:1] == [g.find(SVG + "g")]]
+    offsets = [tuple(map(float, re.fullmatch(r"translate\(([\d.]+) ([\d.]+)\)", t).groups())) for t in placed]
+    assert len(offsets) == 2 and offsets[0] == (0, 0) and offsets[1][0] == 0 and offsets[1][1] > 200, offsets
+    # traffic: every transfer and every array box is drawn
+    assert len(with_class(traffic, "kb-transfer")) == 8
+    labels = ["".join(t.itertext()) for t in traffic.iter(SVG + "text")]
+    assert all(labels.count(a) == 2 for a in ("a", "b", "tmp", "c")), labels
+    # timeline: the lane names sit above full-width lanes
+    assert len(with_class(timeline, "kb-lane-label")) == 4 and len(with_class(timeline, "kb-kernel-bar")) == 3
 
 
 @pytest.mark.parametrize("name", figures.FIGURES)
@@ -115,13 +160,14 @@ def test_colours_come_from_theme_variables(cpu, name):
     style = parse(svg).find(SVG + "style").text
     for prop, value in re.findall(r"(?<![-\w])(fill|stroke|color):([^;}]*)", style):
         assert value.startswith("var(--md-") or value in ("currentColor", "none"), (prop, value)
-    cls = f"kb-fig-{name}-en"
+    cls = f"kb-fig-{name}-en-wide"
     assert all(rule.startswith("." + cls) for rule in re.findall(r"(?:^|})([^{}]+)\{", style))  # scoped
 
 
-def test_ids_are_unique_across_figures_and_languages(cpu):
-    ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for e in parse(figures.figure(n, lang, cpu).svg).iter() if e.get("id")]
-    assert len(ids) == len(set(ids)) == 6
+def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
+    ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for svg in figures.figure(n, lang, cpu).svgs
+           for e in parse(svg).iter() if e.get("id")]
+    assert len(ids) == len(set(ids)) == 6 * len(figures.LAYOUTS)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from ..units import format_bandwidth, format_seconds, format_si
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, need, register
 from .strings import Strings
-from .svg import FONT, SMALL, WIDTH, document, el, num, text, title, width
+from .svg import FONT, SMALL, Layout, Panel, arrange, document, el, num, text, title, width
 from .traffic import transfers
 
 NAME = "sweep"
@@ -121,7 +121,11 @@ def _marker(series: str, x: float, y: float, content: str | None = None, **attrs
     return el("path", content, **attrs, d=f"M{num(x - 4)} {num(y - 4)}h8v8h-8z")
 
 
-def draw(inputs: dict, lang: str) -> Figure:
+CHART_W = 340.0  # one chart: two side by side in the wide layout (with GAP), one under the other on a phone
+GAP = 40.0
+
+
+def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     rows = inputs["rows"]
     bpe = inputs["bytes_per_element"]
     roof = inputs["copy_bandwidth_bytes_per_s"]
@@ -131,54 +135,22 @@ def draw(inputs: dict, lang: str) -> Figure:
     bws = {s: [arrays[s] * n * bpe / t for n, t in zip(ns, times[s])] for s in times}
     names = {"eager": S(lang, "s_eager"), "compiled": S(lang, "s_compiled")}
 
-    top, plot_h = 62.0, 196.0
-    charts = (
-        ("time", S(lang, "s_time"), "", "seconds", times, LogAxes(72, top, 272, plot_h, ns, times["eager"] + times["compiled"])),
-        (
-            "bandwidth",
-            S(lang, "s_bw"),
-            S(lang, "s_bw_sub"),
-            "bandwidth",
-            bws,
-            LogAxes(432, top, 272, plot_h, ns, bws["eager"] + bws["compiled"] + ([roof, roof * 2.5] if roof else [])),
-        ),
-    )
-    body: list[str] = []
     # legend, top left
-    lx = 72.0
+    legend: list[str] = []
+    lx = 4.0
     for series in ("eager", "compiled"):
         sample = el("polyline", points=f"{num(lx)},14 {num(lx + 24)},14")
         sample += _marker(series, lx + 12, 14.0)
         sample += text(lx + 32, 18.5, names[series])
-        body.append(el("g", sample, cls=f"kb-{series}"))
+        legend.append(el("g", sample, cls=f"kb-{series}"))
         lx += 32 + width(names[series], FONT) + 24
-
-    for chart, heading, subtitle, ykind, values, axes in charts:
-        body.append(f'<g class="kb-chart" data-chart="{chart}">')
-        body.append(text(axes.left - 60, 44, heading, cls="kb-bold"))
-        if subtitle:
-            body.append(text(axes.left + axes.width, 44, subtitle, cls="kb-small kb-muted", text_anchor="end"))
-        body += axes.frame("elements", ykind)
-        points = {series: [(axes.x(n), axes.y(v)) for n, v in zip(ns, values[series])] for series in values}
-        if chart == "bandwidth" and roof:
-            ry = axes.y(roof)
-            label = S(lang, "s_roof", bw=format_bandwidth(roof))
-            body.append(el("line", cls="kb-roof", x1=axes.left, y1=ry, x2=axes.left + axes.width, y2=ry))
-            lx, ly = _roof_label_spot(axes, ry, width(label, SMALL), list(points.values()))
-            body.append(text(lx, ly, label, cls="kb-small kb-roof-label"))
-        for series in ("eager", "compiled"):
-            pts = points[series]
-            parts = [el("polyline", points=" ".join(f"{num(px)},{num(py)}" for px, py in pts))]
-            for (px, py), n, v in zip(pts, ns, values[series]):
-                value = format_seconds(v, 3) if chart == "time" else format_si(v, "B/s")
-                key = "s_point_time" if chart == "time" else "s_point_bw"
-                tip = S(lang, key, series=names[series], n=f"{n:,.0f}", value=value, arrays=arrays[series])
-                # the marker is the point: its <title> is the tooltip
-                parts.append(_marker(series, px, py, title(tip), cls="kb-point", data_series=series, data_elements=f"{n:.0f}"))
-            body.append(el("g", "".join(parts), cls=f"kb-{series}"))
-        body.append("</g>")
-    body.append(text(WIDTH / 2, top + plot_h + 42, S(lang, "s_x"), cls="kb-small", text_anchor="middle"))
-    height = top + plot_h + 50
+    charts = [
+        _chart(lang, "time", S(lang, "s_time"), "", "seconds", times, ns, names, arrays, None),
+        _chart(lang, "bandwidth", S(lang, "s_bw"), S(lang, "s_bw_sub"), "bandwidth", bws, ns, names, arrays, roof),
+    ]
+    drawn, charts_h = arrange(charts, layout.width, gap=GAP, row_gap=20.0)
+    body = legend + [el("g", drawn, transform="translate(0 34)")]
+    height = 34 + charts_h + 4
 
     device = S.device_note(lang, [inputs])
     lo, hi = f"{ns[0]:,.0f}", f"{ns[-1]:,.0f}"
@@ -205,7 +177,39 @@ def draw(inputs: dict, lang: str) -> Figure:
         "source": f"{inputs['snippet']} ({inputs['device']})",
         "bytes_moved_per_element": {s: _plain(arrays[s] * bpe) for s in ("eager", "compiled")},
     }
-    return Figure(NAME, lang, document(NAME, lang, height, alt, body), alt, caption, data)
+    return Figure(NAME, lang, (document(NAME, lang, layout, height, alt, body),), alt, caption, data)
+
+
+def _chart(lang: str, chart: str, heading: str, subtitle: str, ykind: str, values: dict[str, list[float]],
+           ns: list[float], names: dict[str, str], arrays: dict[str, int], roof: float | None) -> Panel:
+    """One log–log chart, heading and x-axis label included, :data:`CHART_W` wide."""
+    top, plot_h, left = 28.0, 196.0, 70.0
+    ys = values["eager"] + values["compiled"] + ([roof, roof * 2.5] if roof else [])
+    axes = LogAxes(left, top, CHART_W - left - 8, plot_h, ns, ys)
+    body = [f'<g class="kb-chart" data-chart="{chart}">', text(4, 16, heading, cls="kb-bold")]
+    if subtitle:
+        body.append(text(axes.left + axes.width, 16, subtitle, cls="kb-small kb-muted", text_anchor="end"))
+    body += axes.frame("elements", ykind)
+    points = {series: [(axes.x(n), axes.y(v)) for n, v in zip(ns, values[series])] for series in values}
+    if roof:
+        ry = axes.y(roof)
+        label = S(lang, "s_roof", bw=format_bandwidth(roof))
+        body.append(el("line", cls="kb-roof", x1=axes.left, y1=ry, x2=axes.left + axes.width, y2=ry))
+        lx, ly = _roof_label_spot(axes, ry, width(label, SMALL), list(points.values()))
+        body.append(text(lx, ly, label, cls="kb-small kb-roof-label"))
+    for series in ("eager", "compiled"):
+        pts = points[series]
+        parts = [el("polyline", points=" ".join(f"{num(px)},{num(py)}" for px, py in pts))]
+        for (px, py), n, v in zip(pts, ns, values[series]):
+            value = format_seconds(v, 3) if chart == "time" else format_si(v, "B/s")
+            key = "s_point_time" if chart == "time" else "s_point_bw"
+            tip = S(lang, key, series=names[series], n=f"{n:,.0f}", value=value, arrays=arrays[series])
+            # the marker is the point: its <title> is the tooltip
+            parts.append(_marker(series, px, py, title(tip), cls="kb-point", data_series=series, data_elements=f"{n:.0f}"))
+        body.append(el("g", "".join(parts), cls=f"kb-{series}"))
+    body.append(text(axes.left + axes.width / 2, top + plot_h + 40, S(lang, "s_x"), cls="kb-small", text_anchor="middle"))
+    body.append("</g>")
+    return Panel(CHART_W, top + plot_h + 46, "".join(body))
 
 
 register(FigureKind(NAME, needs=(SIZE_SWEEP,), inputs=inputs, draw=draw))
