@@ -402,6 +402,58 @@ def test_copy_button_copies_the_snippet(context, site_url):
         assert w.errors == [], "\n".join(w.errors)
 
 
+# ---------------------------------------------------------------- nothing covers what it labels
+
+# Each copy button (material's on the pages, mkdocs-jupyter's on the notebook pages): the
+# code text it covers (only what shows: a long line is clipped by its box) and how far it
+# stands inside the block it belongs to (negative: on or over the block's border).
+_COPY_BUTTONS = """() => [...document.querySelectorAll('pre > .md-code__nav, .CodeMirror > .zeroclipboard-container')].map(nav => {
+  const button = nav.getBoundingClientRect();
+  const code = nav.parentElement.querySelector(':scope > code, :scope > .highlight-ipynb > pre');
+  const block = nav.closest('.jp-InputArea-editor') || nav.parentElement;
+  const view = code.getBoundingClientRect(), box = block.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(code);
+  const covered = [...range.getClientRects()]
+    .map(r => ({l: Math.max(r.left, view.left), r: Math.min(r.right, view.right), t: Math.max(r.top, view.top), b: Math.min(r.bottom, view.bottom)}))
+    .filter(r => r.r > r.l && r.b > r.t && r.l < button.right && r.r > button.left && r.t < button.bottom && r.b > button.top);
+  return {where: (code.textContent.trim().split('\\n')[0] || '').slice(0, 60), covered: covered.length,
+          margin: Math.min(button.left - box.left, box.right - button.right, button.top - box.top, box.bottom - button.bottom)};
+})"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+@pytest.mark.parametrize("path", ["/en/ch01/", "/ch01/notebook/"])
+def test_copy_buttons_cover_no_code_and_sit_inside_their_block(browser, site_url, path, width):
+    with open_page(browser, viewport={"width": width, "height": 812}) as w:
+        load(w, site_url + path)
+        w.page.wait_for_selector("pre > .md-code__nav, .zeroclipboard-container", state="attached")
+        buttons = w.page.evaluate(_COPY_BUTTONS)
+        assert buttons, f"{path}: no copy buttons at all"
+        over = [b["where"] for b in buttons if b["covered"]]
+        assert over == [], f"{path} at {width} px: a copy button covers the code of {over}"
+        edge = [(b["where"], round(b["margin"], 1)) for b in buttons if b["margin"] < 2]
+        assert edge == [], f"{path} at {width} px: a copy button sits on its block's border: {edge}"
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_kernel_table_caption_stands_clear_of_the_box(browser, site_url, width):
+    with open_page(browser, viewport={"width": width, "height": 812}) as w:
+        load(w, site_url + CHAPTER["en"])
+        gaps = w.page.evaluate("""() => [...document.querySelectorAll('.kb-kernels table')].map(table => {
+          const caption = table.querySelector('caption'), range = document.createRange();
+          range.selectNodeContents(caption);
+          const text = range.getBoundingClientRect(), box = table.getBoundingClientRect();
+          const cell = document.createRange();
+          cell.selectNodeContents(table.querySelector('th'));
+          return [text.left - box.left, text.top - box.top, cell.getBoundingClientRect().left - text.left];
+        })""")
+        assert gaps, "no kernel tables"
+        for left, top, misalign in gaps:
+            assert left >= 8 and top >= 4, f"a kernel table's caption touches its box at {width} px: {left:.1f} px from the left edge, {top:.1f} from the top"
+            assert abs(misalign) <= 2, f"the caption is {misalign:.1f} px out of line with the cells' text"
+
+
 # ---------------------------------------------------------------- dark mode, a phone's width
 
 

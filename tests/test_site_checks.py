@@ -173,3 +173,28 @@ def test_build_without_capture_writes_nothing_into_docs(book, tmp_path):
     assert done.returncode != 0
     assert "docs/ja/ch01/notebook.ipynb is out of date" in done.stdout + done.stderr
     assert notebook.read_bytes() == before
+
+
+def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_site):
+    """Prev/next skip the notebooks (a notebook is not the next chapter); each notebook's footer
+    leads back to its chapter and on; the notebook stays in the navigation and its chapter links it."""
+    from urllib.parse import urljoin
+
+    from bs4 import BeautifulSoup
+
+    def page(url: str) -> BeautifulSoup:
+        return BeautifulSoup((built_site / url.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+    def footer(url: str) -> dict[str, str]:
+        links = page(url).select("a.md-footer__link")
+        return {kind: urljoin(url, a["href"]) for a in links for kind in ("prev", "next") if f"md-footer__link--{kind}" in a["class"]}
+
+    for lang in ("", "en/"):
+        home, chapter, notebook, instructors = f"/{lang}", f"/{lang}ch01/", f"/{lang}ch01/notebook/", f"/{lang}instructors/"
+        assert footer(home) == {"next": chapter}
+        assert footer(chapter) == {"prev": home, "next": instructors}
+        assert footer(notebook) == {"prev": chapter, "next": instructors}
+        assert footer(instructors) == {"prev": chapter}
+        soup = page(chapter)
+        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select("nav.md-nav--primary a.md-nav__link")}
+        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select(".kb-notebook a")}

@@ -135,6 +135,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def on_files(self, files, config):
         return notebook_pages.make_pages(files, config)
 
+    @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
+    def on_nav(self, nav, config, files):
+        notebook_pages.chain_chapters(nav.pages)
+        return nav
+
     @event_priority(-50)  # after mkdocs-jupyter's on_pre_page, which sets the page's render
     def on_pre_page(self, page, config, files):
         jupyter = config.plugins.get("mkdocs-jupyter")
