@@ -16,7 +16,7 @@ site: $(VENV)/.installed
 	$(BIN)/kernelbook build
 
 # pytest's exit 5 means it collected no test: never a pass.
-test: $(VENV)/.installed .ci/.chromium
+test: $(VENV)/.installed .ci/.browser
 	$(BIN)/python -m pytest; code=$$?; \
 	if [ $$code -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$code
 
@@ -39,9 +39,14 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
-# Browser tests drive Debian's chromium (never `playwright install`).
-.ci/.chromium:
-	command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
+# Browser tests drive Debian's chromium (never `playwright install`), with a Japanese font:
+# without one every Japanese glyph renders as a box (tests/test_browser.py checks it does not).
+BROWSER_PACKAGES := chromium fonts-noto-cjk
+.ci/.browser:
+	@if ! command -v chromium >/dev/null || ! dpkg-query -W -f='$${Status}' fonts-noto-cjk 2>/dev/null | grep -q "ok installed"; then \
+		echo "installing $(BROWSER_PACKAGES) (apt-get)"; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES) >/dev/null; \
+	fi
 	touch $@
 
 clean:

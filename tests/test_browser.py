@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
 import pytest
 
-from conftest import CHROMIUM, ROOT
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH (Debian: apt-get install chromium); never `playwright install`")
 
@@ -540,6 +542,82 @@ def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width
         assert page[0] <= page[1], f"the page scrolls sideways at {width} px: {page}"
         assert {name: f["shown"] for name, f in figures_.items()} == dict.fromkeys(figures_, [layout])  # one drawing each
         assert w.errors == [], "\n".join(w.errors)
+
+
+# ---------------------------------------------------------------- Japanese glyphs, not boxes
+
+# The first Japanese characters of the article, each drawn on a canvas in the article's own
+# font (the browser falls back through the system's fonts exactly as it does for the page),
+# against U+0378, a code point no font has: without a Japanese font every character comes
+# out as that missing-glyph box, and all of them alike.
+_GLYPHS = """() => {
+  const article = document.querySelector('article.md-content__inner');
+  const chars = [...new Set(article.innerText.match(/[\\u3040-\\u30ff\\u4e00-\\u9fff]/g))].slice(0, 12);
+  const family = getComputedStyle(article).fontFamily;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const g = canvas.getContext('2d', {willReadFrequently: true});
+  const shape = ch => {
+    g.clearRect(0, 0, 48, 48);
+    g.font = `32px ${family}`;
+    g.textBaseline = 'middle';
+    g.fillText(ch, 8, 24);
+    return g.getImageData(0, 0, 48, 48).data.filter((v, i) => i % 4 === 3).join(',');
+  };
+  const missing = shape('\\u0378');
+  const shapes = chars.map(shape);
+  return {chars: chars.join(''), boxes: chars.filter((c, i) => shapes[i] === missing).join(''),
+          distinct: new Set(shapes).size, blank: shapes.filter(s => !/[1-9]/.test(s)).length};
+}"""
+
+
+def glyph_problems(report: dict) -> list[str]:
+    """What is wrong with how a page draws its Japanese: [] when every character has a glyph of its own."""
+    problems = []
+    if len(report["chars"]) < 8:
+        problems.append(f"too few Japanese characters to judge: {report['chars']!r}")
+    if report["boxes"]:
+        problems.append(f"drawn as the missing-glyph box: {report['boxes']}")
+    if report["distinct"] < len(report["chars"]):
+        problems.append(f"{len(report['chars'])} different characters ({report['chars']}) drawn as {report['distinct']} shape(s)")
+    if report["blank"]:
+        problems.append(f"{report['blank']} character(s) drawn as nothing")
+    return problems
+
+
+@pytest.mark.parametrize("path", ["/", "/ch01/", "/instructors/"])
+def test_japanese_text_renders_with_real_glyphs(context, site_url, path):
+    with open_page(context) as w:
+        load(w, site_url + path)
+        report = w.page.evaluate(_GLYPHS)
+        assert glyph_problems(report) == [], (f"{path}: Japanese renders as boxes; is a Japanese font installed "
+                                               f"(Debian: fonts-noto-cjk)? {glyph_problems(report)}")
+
+
+def test_the_glyph_check_fails_without_a_japanese_font(browser, site_url, tmp_path):
+    """The check above, in a Chromium whose fontconfig holds every font of the system except
+    those that cover Japanese: the page must come out in boxes, and the check must say so."""
+    system = Path("/etc/fonts/fonts.conf")
+    assert system.is_file(), f"no {system}: this test needs the system's fontconfig (Debian: fontconfig-config)"
+    config = tmp_path / "fonts.conf"
+    config.write_text(f"""<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <include>{system}</include>
+  <cachedir>{tmp_path / "cache"}</cachedir>
+  <selectfont><rejectfont><pattern><patelt name="lang"><string>ja</string></patelt></pattern></rejectfont></selectfont>
+</fontconfig>
+""", encoding="utf-8")
+    bare = browser.browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env={**os.environ, "FONTCONFIG_FILE": str(config)})
+    try:
+        page = bare.new_page()
+        page.goto(site_url + CHAPTER["ja"])
+        report = page.evaluate(_GLYPHS)
+    finally:
+        bare.close()
+    problems = glyph_problems(report)
+    assert any("missing-glyph box" in p for p in problems) and any("shape(s)" in p for p in problems), (
+        f"without a Japanese font the check saw nothing wrong: {report}")
 
 
 # ---------------------------------------------------------------- nothing from outside
