@@ -72,6 +72,10 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "**このうち {snippets} は CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではなく、カーネル名も時間も GPU とは異なります。",
         "en": "**Of these, {snippets} are CPU captures:** not from a GPU (CUDA) run; kernel names and times differ on a GPU.",
     },
+    "nb_license": {
+        "ja": "© kernelbook の著者たち。本文は [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.ja)、コードは [MIT ライセンス](https://opensource.org/license/mit)で公開しています。",
+        "en": "© the kernelbook authors. Text: [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/); code: [MIT licence](https://opensource.org/license/mit).",
+    },
     "nb_missing": {
         "ja": "キャプチャがまだないため、出力欄は空です。",
         "en": "There are no captures yet, so the output cells are empty.",
