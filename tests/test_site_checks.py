@@ -154,10 +154,16 @@ def test_every_figure_is_on_both_chapter_pages_with_the_captures_data(built_site
         html = page.read_text()
         figures = dict(re.findall(r'<figure class="kb-figure" id="kb-figure-(\w+)">(.*?)</figure>', html, re.S))
         assert set(figures) == {"traffic", "timeline", "sweep"}, lang
-        assert all(f'lang="{lang}"' in svg and "<title" in svg for svg in figures.values())
-        assert figures["timeline"].count('class="kb-kernel-bar') == launches
-        assert len(re.findall(r'class="kb-transfer', figures["traffic"])) == 5 + 3
-        assert len(re.findall(r'class="kb-point"', figures["sweep"])) == 2 * 2 * rows  # 2 charts × 2 series
+        # each figure holds one drawing per layout (a desktop's, a phone's), and each drawing all of it
+        drawings = {name: re.findall(r"<svg .*?</svg>", figure, re.S) for name, figure in figures.items()}
+        assert {name: [re.search(r"kb-layout-(\w+)", svg).group(1) for svg in svgs] for name, svgs in drawings.items()} == \
+            dict.fromkeys(figures, ["wide", "narrow"])
+        for svg in (svg for svgs in drawings.values() for svg in svgs):
+            assert f'lang="{lang}"' in svg and "<title" in svg
+        for timeline, traffic, sweep in zip(drawings["timeline"], drawings["traffic"], drawings["sweep"]):
+            assert timeline.count('class="kb-kernel-bar') == launches
+            assert len(re.findall(r'class="kb-transfer', traffic)) == 5 + 3
+            assert len(re.findall(r'class="kb-point"', sweep)) == 2 * 2 * rows  # 2 charts × 2 series
 
 
 def test_build_without_capture_writes_nothing_into_docs(book, tmp_path):

@@ -1,7 +1,7 @@
 """The instructors' index: every page and section, linked where the site is served, with its canonical URL.
 
 Each link is relative to the instructors' page, so it works on a local build, under
-``mkdocs serve`` and on a preview deploy alike; beside it, the canonical URL (``site_url``
+``mkdocs serve`` and on a preview deploy alike; under it, the canonical URL (``site_url``
 + the page + ``#anchor``, stable across versions) for a syllabus, with a copy button.
 The URL breaks only between its parts (host, each folder, the anchor), never inside
 one: each part is a ``<span>`` the CSS keeps on one line, with a ``<wbr>`` between them.
