@@ -11,6 +11,10 @@ device = "cuda" if torch.cuda.is_available() else "cpu"
 # so each call would also time fresh memory being mapped in.
 sizes = [10**k for k in range(2, 9 if device == "cuda" else 7)]
 repeats = 20
+if device == "cpu":
+    # One thread: with several, each parallel loop waits for its slowest thread, and on a
+    # busy machine the timings would measure the operating system's scheduler.
+    torch.set_num_threads(1)
 bytes_per_element = 4  # float32
 
 
