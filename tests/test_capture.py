@@ -32,13 +32,21 @@ print("CUDA_VISIBLE_DEVICES=" + repr(os.environ.get("CUDA_VISIBLE_DEVICES")))
 results = {"answer": 42, "items": [1, 2, 3]}
 """
 PROF = """
+import os
+import sys
+
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+torch.set_num_threads(1)  # the harness records what a snippet ran with after it ran
+os.environ["TRITON_INTERPRET"] = "1"
 torch.ones(4) + 1  # warm-up
 with profile(activities=[ProfilerActivity.CPU]) as prof:
     y = torch.ones(4) + 1
-results = {"sum": float(y.sum())}
+print("USDT: the snippet's own line, kept", file=sys.stderr)
+inductor = sys.modules.get("torch._inductor.config")  # the profiler itself imports it
+results = {"sum": float(y.sum()), "triton_imported": "triton" in sys.modules,
+           "kernel_profile": inductor.cpp.enable_kernel_profile if inductor else None}
 """
 HELPERS = "SCALE = 2\n"
 USES_HELPER = """
@@ -129,6 +137,7 @@ def test_capture_records_output_data_and_provenance(story):
     # hello.py as captured by the first run
     hello = json.loads(story["first"]["after"]["snippets/cha/captures/hello.cpu.json"][1])
     assert hello["schema"] == "kernelbook.capture/1"
+    assert hello["stderr"] == [] and hello["stderr_dropped"] == 0  # no profiler, nothing dropped
     assert hello["snippet"] == "cha/hello" and hello["device"] == "cpu"
     assert hello["stdout"] == ["hello from cha", "CUDA_VISIBLE_DEVICES=''"]  # --device cpu hides any GPU
     assert hello["data"] == {"answer": 42, "items": [1, 2, 3]}
@@ -152,7 +161,15 @@ def test_harness_records_profiler_session(story):
     names = [k["name"] for k in session["kernels"]]
     assert "aten::add" in names
     assert session["launches"] == sum(k["count"] for k in session["kernels"])
-    assert prof["data"] == {"sum": 8.0}
+    # recorded, never configured: triton never imported, inductor's profiling flag as torch
+    # leaves it, and the settings are the ones the snippet left behind
+    assert prof["data"]["sum"] == 8.0 and prof["data"]["triton_imported"] is False
+    assert prof["data"]["kernel_profile"] in (False, None)
+    settings = prof["environment"]["settings"]
+    assert settings["torch_threads"] == 1 and settings["TRITON_INTERPRET"] == "1"
+    assert not any("inductor" in key for key in settings)
+    # libkineto's USDT profiler_start/stop lines are dropped by the one rule, and counted
+    assert prof["stderr"] == ["USDT: the snippet's own line, kept"] and prof["stderr_dropped"] == 2
     assert prof["trace_files"] == ["prof.cpu.trace0.json.gz"]
     sidecar = root / "snippets/cha/captures/prof.cpu.trace0.json.gz"
     trace = json.loads(gzip.decompress(sidecar.read_bytes()))
