@@ -6,7 +6,7 @@ import html
 import re
 from pathlib import Path
 
-from .page_text import headings, title
+from .page_text import PageText, headings, title
 
 SKIP = {"instructors.md"}
 
@@ -25,17 +25,24 @@ def chapters(folder: Path) -> list[Path]:
     return [p for p in pages if p.name not in SKIP]
 
 
-def section_index(folder: Path, base_url: str) -> str:
-    """Markdown: one list per page of ``folder``, each section linked with its absolute, stable URL.
+def read_pages(folder: Path, base_url: str) -> list[PageText]:
+    """Every page of one language's folder (but this index), read, with its published URL.
 
     ``base_url`` is where that folder's pages are published (``https://…/en/``).
     """
     base = base_url.rstrip("/") + "/"
-    out = []
+    found = []
     for path in chapters(folder):
         rel = path.relative_to(folder).as_posix()
-        text = path.read_text(encoding="utf-8")
-        url = base + page_url(rel)
+        found.append(PageText(rel, base + page_url(rel), path.read_text(encoding="utf-8")))
+    return found
+
+
+def section_index(pages: list[PageText]) -> str:
+    """Markdown: one list per page, each section linked with its absolute, stable URL."""
+    out = []
+    for page in pages:
+        rel, text, url = page.rel, page.text, page.url
         out.append(f'<h3 class="kb-sections-page"><a href="{html.escape(url)}">{html.escape(title(text) or rel)}</a></h3>')
         items = []
         for h in headings(text):
