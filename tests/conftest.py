@@ -145,23 +145,28 @@ sys.exit(build(Path(sys.argv[1]), Path(sys.argv[2]), plugin=json.loads(sys.argv[
 """
 
 
-def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600, cache_dir: Path | None = None) -> subprocess.CompletedProcess:
+def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600, cache_dir: Path | None = None,
+                 read_only: bool = False) -> subprocess.CompletedProcess:
     """``mkdocs build --strict`` of ``project`` into ``site_dir``, as the README's build does.
 
-    ``cache_dir``: the plugin's cache (default: the project's own ``.kernelbook/cache``).
+    ``cache_dir``: the plugin's cache (default: the project's own ``.kernelbook/cache``);
+    ``read_only``: the plugin writes nothing into docs/ (as ``kernelbook build --no-capture``).
     """
-    if cache_dir is None:
+    if cache_dir is None and not read_only:
         cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
     else:
-        cmd = [sys.executable, "-c", _BUILD, str(project), str(site_dir), json.dumps({"cache_dir": str(cache_dir)})]
+        options = {"read_only": read_only} | ({"cache_dir": str(cache_dir)} if cache_dir else {})
+        cmd = [sys.executable, "-c", _BUILD, str(project), str(site_dir), json.dumps(options)]
     return subprocess.run(cmd, cwd=project, env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once per test session from the committed captures (its caches in a temporary folder)."""
+    """The real site, built once per test session from what is committed, writing nothing into the checkout:
+    the site and the plugin's caches go to temporary folders, and with ``read_only`` a notebook out of date
+    fails the build instead of being rewritten in docs/."""
     site = tmp_path_factory.mktemp("site")
-    done = mkdocs_build(ROOT, site, cache_dir=tmp_path_factory.mktemp("cache"))
+    done = mkdocs_build(ROOT, site, cache_dir=tmp_path_factory.mktemp("cache"), read_only=True)
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
     return site
 

@@ -330,28 +330,38 @@ def test_device_cuda_without_cuda(tmp_path):
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before  # nothing written
 
 
+def _torch_can_use_a_gpu() -> bool:
+    probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"], capture_output=True, text=True, timeout=300)
+    return probe.stdout.strip() == "True"
+
+
 def test_auto_falls_back_to_cpu_when_torch_cannot_use_the_gpu(tmp_path, monkeypatch):
-    """A driver is visible but torch is a CPU build: auto means the CPU; an explicit cuda is an error."""
+    """A driver is visible but torch is a CPU build: auto means the CPU; an explicit cuda is an error.
+
+    The probe is the real one, ``check_torch_cuda``, run with this (CPU) torch; only the
+    driver's presence is pretended, and the runs themselves are recorded, not made.
+    """
     import io
 
     from kernelbook.capture import runner as capture_mod
     from kernelbook.errors import KernelbookError
     from kernelbook.snippets import discover
 
+    if _torch_can_use_a_gpu():
+        pytest.skip("this torch can use a GPU here: there is nothing for --device auto to fall back from")
+    with pytest.raises(KernelbookError, match=r"torch.cuda.is_available\(\) is False"):
+        capture_mod.check_torch_cuda(sys.executable)  # the probe itself, on this CPU torch
     root = make_project(tmp_path / "book")
     write(root / "snippets/cha/hello.py", HELLO)
     monkeypatch.setattr(capture_mod, "cuda_present", lambda: True)
     ran = []
     monkeypatch.setattr(capture_mod, "run_all", lambda root, todo, device, *a, **k: ran.append(device) or [])
-
-    def no_cuda(python):
-        raise KernelbookError("--device cuda: torch.cuda.is_available() is False")
-
     log = io.StringIO()
-    capture_mod.capture(root, discover(root), "auto", log=log, probe=no_cuda)
+    capture_mod.capture(root, discover(root), "auto", log=log)  # the default probe: check_torch_cuda
     assert ran == ["cpu"] and "falls back to the CPU" in log.getvalue()
-    with pytest.raises(KernelbookError):
-        capture_mod.capture(root, discover(root), "cuda", log=log, probe=no_cuda)
+    with pytest.raises(KernelbookError, match="install a CUDA build of torch"):
+        capture_mod.capture(root, discover(root), "cuda", log=log)
+    assert ran == ["cpu"]  # an explicit --device cuda never ran anything
 
 
 def test_usage_errors_exit_2(tmp_path):
