@@ -25,6 +25,10 @@ BIG_TRACE = "benchmark_result_493459_1694039959_trace.json.gz"
 
 if str(SCRIPTS) not in sys.path:  # the package also works without `pip install -e .`
     sys.path.insert(0, str(SCRIPTS))
+# Tests write nothing into the checkout: no __pycache__ beside the sources, here or in the
+# processes they start (mkdocs, the CLI, snippets).
+sys.dont_write_bytecode = True
+os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 
 def cli_env(**extra: str) -> dict[str, str]:
