@@ -15,9 +15,10 @@ BIN := $(VENV)/bin
 site: $(VENV)/.installed
 	$(BIN)/kernelbook build
 
-# pytest's exit 5 means it collected no test: never a pass.
+# pytest's exit 5 means it collected no test: never a pass. Tests write nothing into the
+# checkout, bytecode caches included.
 test: $(VENV)/.installed .ci/.browser
-	$(BIN)/python -m pytest; code=$$?; \
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest; code=$$?; \
 	if [ $$code -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$code
 
 capture: $(VENV)/.installed

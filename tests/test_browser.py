@@ -2,8 +2,9 @@
 
 Never ``playwright install``: the tests use the system's ``chromium`` and are skipped,
 saying so, only where there is none. The site is the one ``built_site`` (conftest.py)
-builds once per session, served from 127.0.0.1. Screenshots of the chapter go to
-test-output/screenshots/ (git-ignored) for a person to look at.
+builds once per session, served from 127.0.0.1. Screenshots of the chapter go to a
+temporary folder, or to ``$KERNELBOOK_SCREENSHOTS`` when set, for a person to look at;
+never into the checkout.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -23,13 +25,21 @@ from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH (Debian: apt-get install chromium); never `playwright install`")
 
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"
-SCREENSHOTS = ROOT / "test-output" / "screenshots"
 CHAPTER = {"ja": "/ch01/", "en": "/en/ch01/"}
 HOME = {"ja": "/", "en": "/en/"}
 CUDA_NAME = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)"
 
 
 # ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    """Where screenshots go: ``$KERNELBOOK_SCREENSHOTS``, else a temporary folder (printed)."""
+    folder = Path(os.environ["KERNELBOOK_SCREENSHOTS"]) if os.environ.get("KERNELBOOK_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -239,11 +249,17 @@ def test_search_for_the_books_own_words_finds_pages(context, site_url, lang, que
 # ---------------------------------------------------------------- kernel names, exactly
 
 
-def _cpu_kernel_names() -> dict[str, list[str]]:
-    """Snippet id -> the kernel names of the capture's last profiler session, in table order."""
+def _ran_on_the_page(lang: str) -> list[str]:
+    """The snippets the chapter page runs (``[[kb:run SNIPPET]]``), in page order."""
+    return re.findall(r"^\[\[kb:run (\S+)\]\]$", (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8"), re.M)
+
+
+def _cpu_kernel_names(lang: str) -> dict[str, list[str]]:
+    """Snippet id -> the kernel names of its capture's last profiler session, in table order, for
+    every example the chapter page runs that profiles."""
     names = {}
-    for path in sorted(CAPTURES.glob("*.cpu.json")):
-        raw = json.loads(path.read_text(encoding="utf-8"))
+    for snippet in _ran_on_the_page(lang):
+        raw = json.loads((CAPTURES / f"{snippet.split('/')[1]}.cpu.json").read_text(encoding="utf-8"))
         if raw["sessions"]:
             names[raw["snippet"]] = [k["name"] for k in raw["sessions"][-1]["kernels"]]
     return names
@@ -257,7 +273,7 @@ _TABLE_NAMES = """root => [...root.querySelectorAll('.kb-kernels table')]
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_kernel_tables_show_the_captures_names_exactly(context, site_url, lang):
-    expected = _cpu_kernel_names()
+    expected = _cpu_kernel_names(lang)
     assert len(expected) >= 3, f"too few CPU captures with kernels under {CAPTURES}"
     with open_page(context) as w:
         load(w, site_url + CHAPTER[lang])
@@ -476,12 +492,11 @@ _OVERFLOW = """() => {
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang, screenshots):
     with open_page(browser, color_scheme="dark", viewport={"width": 375, "height": 812}) as w:
         load(w, site_url + CHAPTER[lang])
         got = w.page.evaluate(_OVERFLOW)
-        w.page.screenshot(path=str(SCREENSHOTS / f"ch01-{lang}-dark-375.png"), full_page=True)
+        w.page.screenshot(path=str(screenshots / f"ch01-{lang}-dark-375.png"), full_page=True)
         assert got["scheme"] == "slate", f"dark colour scheme not applied: {got['scheme']}"
         content, page = got["content"], got["page"]
         assert content[0] <= content[1] + 1, f"{CHAPTER[lang]}: the main text overflows sideways at 375 px ({content}); too wide: {got['wide']}"
@@ -492,15 +507,54 @@ def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang):
         assert w.errors == [], "\n".join(w.errors)
 
 
+# What the chapter shows a reader, each item visible (a box with an area, not hidden, inside
+# the page's width): every example with its code, its printed output and its kernel panel
+# where it profiled, every figure, the objectives, every question.
+_SEEN = """() => {
+  const shown = e => { if (!e) return false; const r = e.getBoundingClientRect(); const st = getComputedStyle(e);
+    return r.width > 20 && r.height > 8 && st.visibility !== 'hidden' && st.display !== 'none' && r.left >= -1 && r.right <= window.innerWidth + 1; };
+  const examples = [...document.querySelectorAll('.kb-example')];
+  return {
+    examples: examples.map(x => ({id: x.id, code: shown(x.querySelector('.highlight code')),
+      output: shown(x.querySelector('.kb-label + div pre, .kb-label + pre')) || (x.querySelector('.kb-label') || {}).textContent?.includes('('),
+      kernels: !!x.querySelector('.kb-kernels') && shown(x.querySelector('.kb-kernels table')),
+      provenance: shown(x.querySelector('.kb-provenance'))})),
+    // a figure holds one drawing per layout: the one the stylesheet shows is what the reader sees
+    figures: [...document.querySelectorAll('figure.kb-figure')].map(f => { const svg = [...f.querySelectorAll('svg')].find(v => v.checkVisibility()) || f.querySelector('svg');
+      return [f.id, shown(f) && svg.getBoundingClientRect().width > 300, svg.getBoundingClientRect().height]; }),
+    objectives: [...document.querySelectorAll('.kb-objectives li')].filter(shown).length,
+    questions: [...document.querySelectorAll('.kb-predict')].filter(q => shown(q) && shown(q.querySelector('details summary'))).length,
+  };
+}"""
+
+
+def _page_directives(lang: str) -> dict[str, int]:
+    text = (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8")
+    return {"runs": len(_ran_on_the_page(lang)), "figures": len(re.findall(r"^\[\[kb:figure \w+\]\]$", text, re.M)),
+            "predicts": len(re.findall(r"^\[\[kb:predict ", text, re.M)),
+            "objectives": len(re.findall(r"^  - ", text.split("\n---\n", 1)[0], re.M))}
+
+
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_light_screenshot_of_the_chapter(context, site_url, lang):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with open_page(context) as w:
+@pytest.mark.parametrize("width", [1280, 375])
+def test_screenshot_of_the_chapter_shows_its_examples_panels_figures_and_questions(context, site_url, lang, width, screenshots):
+    want = _page_directives(lang)
+    profiled = {s for s, names in _cpu_kernel_names(lang).items() if names}
+    with open_page(context, viewport={"width": width, "height": 900}) as w:
         load(w, site_url + CHAPTER[lang])
         assert w.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
-        out = SCREENSHOTS / f"ch01-{lang}-light.png"
+        seen = w.page.evaluate(_SEEN)
+        out = screenshots / f"ch01-{lang}-light-{width}.png"
         w.page.screenshot(path=str(out), full_page=True)
-        assert out.stat().st_size > 10_000
+    ids = [f"kb-{s.replace('/', '-').replace('_', '-')}" for s in _ran_on_the_page(lang)]
+    assert [x["id"] for x in seen["examples"]] == ids and len(ids) == want["runs"] >= 5
+    for x in seen["examples"]:
+        assert x["code"] and x["output"] and x["provenance"], x
+        assert x["kernels"] == (x["id"] in {f"kb-{s.replace('/', '-').replace('_', '-')}" for s in profiled}), x
+    assert len(seen["figures"]) == want["figures"] == 3 and all(visible and height > 100 for _, visible, height in seen["figures"]), seen["figures"]
+    assert seen["objectives"] == want["objectives"] >= 3
+    assert seen["questions"] == want["predicts"] >= 1
+    assert out.stat().st_size > 10_000
 
 
 # ---------------------------------------------------------------- figures fit the screen
@@ -523,15 +577,14 @@ _FIGURES = """() => [...document.querySelectorAll('figure.kb-figure')].map(fig =
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 @pytest.mark.parametrize(("width", "layout"), [(375, "kb-layout-narrow"), (1280, "kb-layout-wide")])
-def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout):
+def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout, screenshots):
     """At 375 px: no figure is wider than the screen or scrolls, no label is cut off, text is at
     least 11 px; every array of the traffic figure and both sweep charts are in view."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with open_page(browser, viewport={"width": width, "height": 812}) as w:
         load(w, site_url + CHAPTER[lang])
         figures_ = {f["id"]: f for f in w.page.evaluate(_FIGURES)}
         page = w.page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
-        w.page.locator("#kb-figure-traffic").screenshot(path=str(SCREENSHOTS / f"traffic-{lang}-{width}.png"))
+        w.page.locator("#kb-figure-traffic").screenshot(path=str(screenshots / f"traffic-{lang}-{width}.png"))
         assert set(figures_) == {"kb-figure-traffic", "kb-figure-timeline", "kb-figure-sweep"}, list(figures_)
         for name, f in figures_.items():
             assert f["width"] <= width, f"{name} is {f['width']} px wide on a {width}-px screen"

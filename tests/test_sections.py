@@ -32,11 +32,12 @@ def test_index_links_relatively_and_shows_the_canonical_url(tmp_path):
     write(folder / "index.md", "# Home\n\n## Start { #start }\n")
     write(folder / "ch01" / "index.md", "# Chapter `1`\n\n## Fusion & <b> { #fusion }\n\n### Deeper { #deeper }\n\n## No anchor\n")
     write(folder / "instructors.md", "# For instructors\n")
-    out = sections.section_index(folder, "en", "en/instructors/", "https://example.org/book", "en/")
+    pages = sections.read_pages(folder, sections.relative("en/", "en/instructors/"))
+    out = sections.section_index(pages, "en", "https://example.org/book/en/")
     assert '<a href="../ch01/#fusion">Fusion &amp; &lt;b&gt;</a>' in out
     assert 'data-kb-copy="https://example.org/book/en/ch01/#fusion"' in out
     assert "<span>#fusion</span>" in out and '<li class="kb-sub"><a href="../ch01/#deeper">' in out
     assert "No anchor" not in out and "For instructors" not in out  # no anchor, no stable link; the page itself is skipped
     assert 'aria-label="Copy the URL of “Fusion &amp; &lt;b&gt;”"' in out and " hidden " in out
-    bare = sections.section_index(folder, "en", "en/instructors/", "", "en/")  # no site_url: links only
+    bare = sections.section_index(pages, "en", "")  # no site_url: links only
     assert '<a href="../ch01/#fusion">' in bare and "kb-copy" not in bare and "kb-url" not in bare

@@ -12,9 +12,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from . import CAPTURE_FORMAT
-
-SCHEMA = f"kernelbook.capture/{CAPTURE_FORMAT}"
+# The file layout's version. CAPTURE_FORMAT (in freshness) is what the harness records:
+# it can change while files keep this layout (old files then read, and are stale).
+LAYOUT = 1
+SCHEMA = f"kernelbook.capture/{LAYOUT}"
 # The published JSON Schema of that format, shipped with the package: for other tools, and
 # for the tests, which check every committed capture against it. Reading a capture here
 # needs no jsonschema (the capture side is standard library only): from_json checks the
@@ -101,6 +102,7 @@ class Capture:
     sessions: tuple[Session, ...]
     data: Any = None  # the snippet's top-level ``results``, when JSON-serialisable
     trace_files: tuple[str, ...] = ()  # gzipped Chrome traces beside the capture, one per session
+    stderr_dropped: int = 0  # the profiler's own USDT lines left out of stderr (capture/stderr.py)
 
     @property
     def last_session(self) -> Session | None:
@@ -175,6 +177,7 @@ def from_json(raw: Any, where: str) -> Capture:
             sessions=sessions,
             data=raw.get("data"),
             trace_files=tuple(str(t) for t in raw.get("trace_files", [])),
+            stderr_dropped=int(raw.get("stderr_dropped", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise CaptureError(f"{where}: malformed capture ({type(exc).__name__}: {exc}); re-run `kernelbook capture --force`") from None

@@ -27,12 +27,12 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from . import notebook_cache, notebook_pages, notebooks, search_index, twins
+from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
 from .labels import label
-from .sections import section_index
+from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -49,13 +49,15 @@ class KernelbookConfig(Config):
     cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
 
 
-# What the blocks the plugin writes are made of: notices (admonition), heading anchors
-# (attr_list), the example's Markdown inside its <div> (md_in_html), code with a title
-# (superfences, highlight), CUDA/CPU tabs (tabbed). Added when a book lacks them.
+# What the blocks the plugin writes are made of: notices and questions (admonition),
+# collapsed answers (details), heading anchors (attr_list), the example's Markdown inside
+# its <div> (md_in_html), code with a title (superfences, highlight), CUDA/CPU tabs
+# (tabbed). Added when a book lacks them.
 MARKDOWN_EXTENSIONS: dict[str, dict] = {
     "admonition": {},
     "attr_list": {},
     "md_in_html": {},
+    "pymdownx.details": {},
     "pymdownx.highlight": {},
     "pymdownx.superfences": {},
     "pymdownx.tabbed": {"alternate_style": True},
@@ -69,6 +71,7 @@ class BuildRun:
     settings: BookSettings
     book: dict[str, Entry] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     counts: Counter = field(default_factory=Counter)
     search: object | None = None  # material's search plugin, when each language gets its own index
 
@@ -152,18 +155,35 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if notebook_pages.is_notebook(page.file):
             return markdown  # mkdocs-jupyter renders it from the .ipynb: no page Markdown here
         run = self.run
+        lang = self._lang(page)
+
+        def pages(lang: str):
+            """Every page of ``lang``, linked relatively from this page (it works wherever the site is served)."""
+            return read_pages(run.settings.pages(lang), relative(run.settings.url_prefix(lang), page.url))
+
+        def canonical(lang: str) -> str:
+            return run.settings.site_url.rstrip("/") + "/" + run.settings.url_prefix(lang) if run.settings.site_url else ""
+
         ctx = Context(
-            lang=self._lang(page),
+            lang=lang,
             page=page.file.src_uri,
             book=run.book,
             figure=lambda name, lang: self._figure(name, lang, ctx),
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
-            sections=lambda lang: section_index(run.settings.pages(lang), lang, page.url, run.settings.site_url,
-                                                run.settings.url_prefix(lang)),
+            sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
+            pages=pages,
         )
         rendered = render_page(markdown, ctx)
+        try:
+            rendered = objectives.after_title(rendered, objectives.render(objectives.read(page.meta), lang))
+        except ValueError as exc:
+            ctx.error(page.file.src_uri, str(exc))
         for problem in ctx.errors:
             self._report(problem)
+        for note in ctx.unchecked:  # not a failure: listed here and on the instructors' page
+            if note not in run.unchecked:
+                run.unchecked.append(note)
+                log.info("kernelbook: %s", note)
         return rendered
 
     def on_page_content(self, html, page, config, files):
@@ -191,6 +211,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         counts = run.counts
         log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache",
                  counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"])
+        if run.unchecked:
+            devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
+            log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "
+                     "and on the instructors' page", len(run.unchecked), " and ".join(devices))
         if run.problems:
             raise PluginError(f"kernelbook: {len(run.problems)} problem(s) in the book, listed above; the first: {run.problems[0]}")
 

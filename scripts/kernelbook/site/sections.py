@@ -6,7 +6,9 @@ Each link is relative to the instructors' page, so it works on a local build, un
 The URL breaks only between its parts (host, each folder, the anchor), never inside
 one: each part is a ``<span>`` the CSS keeps on one line, with a ``<wbr>`` between them.
 The copy buttons are ``hidden`` until kernelbook.js wires them: without JavaScript the
-URL is still plain, selectable text. Pure.
+URL is still plain, selectable text. ``read_pages`` reads the pages once for this index
+and for the objectives and device checks (``directives/instructors.py``), which link the
+same way. Pure.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 from pathlib import Path
 
 from .labels import label
-from .page_text import headings, title
+from .page_text import PageText, headings, title
 
 SKIP = {"instructors.md"}
 
@@ -65,21 +67,32 @@ def canonical_url(url: str, text: str, lang: str) -> str:
     return f'<span class="kb-url">{button}<code>{shown}</code></span>'  # the button first: it never dangles on a line of its own
 
 
-def section_index(folder: Path, lang: str, page: str, site_base: str, prefix: str) -> str:
-    """HTML: one list per page of ``folder``, each section linked from ``page`` with its canonical URL.
+def read_pages(folder: Path, base_url: str) -> list[PageText]:
+    """Every page of one language's folder (but this index), read, with its URL.
 
-    ``page``: the site path of the page the index is on (``en/instructors/``); ``prefix``:
-    where ``folder``'s pages sit below the site root (``en/``); ``site_base``: the
-    configured ``site_url`` (``https://…/``), or ``""`` for no canonical URLs.
+    ``base_url`` is where that folder's pages are, as links from the page being rendered
+    reach them: relative on the site (``../`` from ``en/instructors/``), or absolute
+    (``https://…/en/``).
     """
-    base = site_base.rstrip("/") + "/" if site_base else ""
-    out = []
+    base = base_url.rstrip("/") + "/"
+    found = []
     for path in chapters(folder):
         rel = path.relative_to(folder).as_posix()
-        text = path.read_text(encoding="utf-8")
-        target = prefix + page_url(rel)
-        href = relative(target, page)
-        canonical = base + target if base else None
+        found.append(PageText(rel, base + page_url(rel), path.read_text(encoding="utf-8")))
+    return found
+
+
+def section_index(pages: list[PageText], lang: str, canonical_base: str) -> str:
+    """HTML: one list per page, each section linked by the page's URL, with its canonical URL.
+
+    ``canonical_base``: where these pages are published (the configured ``site_url`` and
+    the language's folder: ``https://…/en/``), or ``""`` for no canonical URLs.
+    """
+    base = canonical_base.rstrip("/") + "/" if canonical_base else ""
+    out = []
+    for page in pages:
+        rel, text, href = page.rel, page.text, page.url
+        canonical = base + page_url(rel) if base else None
         name = title(text) or rel
         out.append(f'<h3 class="kb-sections-page"><a href="{html.escape(href)}">{html.escape(name)}</a></h3>')
         if canonical:

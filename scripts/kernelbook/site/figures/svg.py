@@ -224,7 +224,9 @@ RULES: tuple[tuple[str, str], ...] = (
     # series lines and their markers
     (" .kb-eager", "fill:currentColor"),  # in the figure's colour
     (" .kb-compiled", f"color:{ACCENT};fill:currentColor"),
+    (" .kb-copy", f"color:{FG_LIGHT};fill:currentColor"),
     (" polyline", "fill:none;stroke:currentColor;stroke-width:2;stroke-linejoin:round"),
+    (" .kb-copy polyline", "stroke-dasharray:6 4"),
     (" .kb-roof", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4"),
     (" .kb-roof-label", f"fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),
 )
