@@ -316,3 +316,17 @@ def test_the_build_lists_what_no_fresh_capture_checks(built_site):
     assert "unchecked: no fresh CUDA capture" in en and "未確認: CUDA の新しいキャプチャがない" in ja
     chapter = (built_site / "en/ch01/index.html").read_text()
     assert chapter.count('kb-needs-capture" title="cuda">GPU capture needed<') == 2  # the two inline ratios
+
+
+def test_the_instructors_objectives_and_device_checks_link_where_the_site_is_served(built_site):
+    """Like the section index, the objectives' and the device checks' links are relative to the
+    instructors' page (a local or preview build never sends a reader to site_url), and land on
+    the chapter's own section."""
+    for prefix in ("", "en/"):
+        page = (built_site / prefix / "instructors/index.html").read_text(encoding="utf-8")
+        objectives = re.findall(r'<p class="kb-objectives-page"><a href="([^"]+)">', page)
+        checks = re.findall(r'<tr data-checked="\w+"><td><a href="([^"]+)">', page)
+        assert objectives == ["../ch01/"], prefix
+        assert len(checks) == 6 and all(re.fullmatch(r"\.\./ch01/#[\w-]+", href) for href in checks), (prefix, checks)
+        chapter = (built_site / prefix / "ch01/index.html").read_text(encoding="utf-8")
+        assert all(f'id="{href.split("#")[1]}"' in chapter for href in checks), checks
