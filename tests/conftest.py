@@ -79,9 +79,17 @@ def real_traces() -> Path:
 # Eager (a + b).relu() and its torch.compile'd form profiled on the CPU, exported as
 # Chrome traces. Runs in a child process so torch never loads into the test process.
 _CPU_TRACES = """
+import os
 import sys
+
+# Triton's interpreter runs the one Triton kernel below on the CPU. It is switched on before
+# anything imports triton (torch._inductor.config does), as chapter 4's snippets do.
+os.environ["TRITON_INTERPRET"] = "1"
+
 import torch
 import torch._inductor.config as inductor_config
+import triton
+import triton.language as tl
 from torch.profiler import ProfilerActivity, profile, record_function
 
 inductor_config.cpp.enable_kernel_profile = True
@@ -97,13 +105,19 @@ i = torch.arange(4096)
 m = torch.randn(64, 64)
 
 
+@triton.jit
+def add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(c_ptr + offsets, tl.load(a_ptr + offsets, mask=mask) + tl.load(b_ptr + offsets, mask=mask), mask=mask)
+
+
 def interpreted_launch():
     # what a snippet does around a Triton launch under TRITON_INTERPRET=1: the
-    # interpreter's work shows up as aten copies inside the range
+    # interpreter's own work (host copies of the arguments) shows up as aten ops inside the range
+    out = torch.empty_like(a)
     with record_function("triton: add_kernel"):
-        out = torch.empty_like(a)
-        out.copy_(a)
-        out.copy_(b)
+        add_kernel[(triton.cdiv(a.numel(), 1024),)](a, b, out, a.numel(), BLOCK=1024)
     return out
 
 cases = {
@@ -122,6 +136,7 @@ for name, fn in cases.items():
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         fn()
     prof.export_chrome_trace(f"{out}/{name}.json")
+assert torch.equal(interpreted_launch(), a + b), "the interpreted kernel did not add"
 """
 
 

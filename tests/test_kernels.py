@@ -169,6 +169,39 @@ def test_cpu_ops_that_prepare_their_arguments(cpu_traces, case, expected):
     assert found.launches == len(expected)
 
 
+def test_a_real_interpreted_triton_launch_is_one_kernel_not_the_interpreters_copies(cpu_traces):
+    """A trace of a real launch under TRITON_INTERPRET=1 (made by the fixture's run, not written here):
+    the interpreter's argument copies sit inside the `triton: add_kernel` range and are not counted."""
+    events = [e for e in raw_events(cpu_traces["triton"]) if isinstance(e, dict) and e.get("ph") == "X"]
+    (launch,) = [e for e in events if e.get("cat") == "user_annotation" and e["name"] == "triton: add_kernel"]
+    start, end = float(launch["ts"]), float(launch["ts"]) + float(launch["dur"])
+    inside = [e["name"] for e in events if e.get("cat") == "cpu_op" and e.get("tid") == launch.get("tid")
+              and start <= float(e["ts"]) and float(e["ts"]) + float(e.get("dur", 0)) <= end]
+    assert inside.count("aten::copy_") == 3, inside  # the interpreter copies each tensor argument back (a, b, out)
+    found = extract({"traceEvents": events}, device_kind="cpu")
+    assert [(k.name, k.count) for k in found.kernels] == [("add_kernel", 1)] and found.launches == 1
+    (kernel,) = [e for e in found.events if e.kind == "kernel"]
+    assert (kernel.dur_us, kernel.name) == (pytest.approx(float(launch["dur"]), abs=1e-3), "add_kernel")  # the range's own time
+    # without the range, the interpreter's copies would pass for the kernels
+    bare = extract({"traceEvents": [e for e in events if e is not launch]}, device_kind="cpu")
+    assert [k.name for k in bare.kernels] == ["aten::copy_"] and bare.launches == 3
+
+
+@pytest.mark.parametrize("trace", sorted((ROOT / "snippets" / "ch04" / "captures").glob("*.cpu.trace*.json.gz")), ids=lambda p: p.name)
+def test_committed_interpreted_traces_give_what_their_captures_say(trace):
+    """The real traces kernelbook capture kept for chapter 4: each session's `triton: NAME` range is one
+    launch of NAME, and the rule gives back the kernel rows the capture recorded."""
+    from kernelbook.records import load
+
+    capture = load(trace.parent / (trace.name.split(".cpu.")[0] + ".cpu.json"))
+    index = int(trace.name.rsplit(".trace", 1)[1].split(".")[0])
+    found = extract(load_trace(trace), device_kind="cpu")
+    assert [(k.name, k.count) for k in found.kernels] == [(k.name, k.count) for k in capture.sessions[index].kernels]
+    ranges = [e["name"][len("triton: "):] for e in raw_events(trace) if isinstance(e, dict) and e.get("cat") == "user_annotation"
+              and str(e.get("name", "")).startswith("triton: ")]
+    assert [k.name for k in found.kernels if k.name in ranges] == ranges  # every range is a launch, under its name
+
+
 def _op(name, ts, dur, tid=1):
     return {"ph": "X", "cat": "cpu_op", "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid}
 

@@ -29,8 +29,8 @@ CPU_SAYS = {"ja": "これは CPU でのキャプチャです", "en": "This is a 
 COMMITTED = {p.relative_to(ROOT): p.read_bytes() for p in sorted(ROOT.glob(f"docs/*/*/{notebooks.NAME}"))}
 
 
-def page(lang: str, root: Path = ROOT) -> str:
-    return (root / "docs" / lang / CHAPTER / "index.md").read_text(encoding="utf-8")
+def page(lang: str, root: Path = ROOT, chapter: str = CHAPTER) -> str:
+    return (root / "docs" / lang / chapter / "index.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +109,16 @@ def test_first_cell_says_where_and_when_and_plainly_cpu(generated, book, lang):
     assert (CPU_SAYS[lang] in body) == all(c.device == "cpu" for c in shown)
     prefix = "" if lang == "ja" else "en/"
     assert f"({book_settings(ROOT).site_url}{prefix}{CHAPTER}/)" in body  # back to the chapter page
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_first_cell_of_a_chapter_running_triton_says_how_to_run_it(generated, book, lang):
+    """Chapter 4's snippets switch Triton's interpreter on where there is no GPU: its first cell says how
+    to run it on Colab's GPU and without one; chapter 1, which runs no Triton kernel, says nothing of it."""
+    site_url = book_settings(ROOT).site_url
+    triton = text(notebooks.notebook(page(lang, chapter="ch04"), lang, "ch04", book, site_url=site_url)["cells"][0]["source"])
+    assert label("nb_triton", lang) in triton and "TRITON_INTERPRET=1" in triton
+    assert label("nb_triton", lang) not in text(generated[lang]["cells"][0]["source"])
 
 
 def _with_device(entry, device: str, name: str):
@@ -235,21 +245,38 @@ def test_colab_url_and_chapter_links():
 # ---------------------------------------------------------------- run top to bottom
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_notebook_runs_top_to_bottom_in_a_fresh_kernel_on_the_cpu(tmp_path, monkeypatch, book, lang):
+# Each chapter's notebook in a fresh kernel. Both languages' code cells are the same snippets in the
+# same order (the twins run the same snippets), so a chapter beyond the first runs in one language
+# only: every snippet costs CI a run here and one in test_bare_runs.py. Chapter 4's Triton kernels
+# run under the interpreter, which its snippets switch on themselves.
+RUNS = [("ch01", "ja"), ("ch01", "en"), ("ch04", "en")]
+# A snippet whose stdout depends on nothing random or timed: a CPU run prints what its CPU capture says.
+DETERMINISTIC = {"ch01": "ch01/first_kernel", "ch04": "ch04/vector_add"}
+
+
+def test_a_chapters_notebooks_run_the_same_code_in_both_languages():
+    for chapter in {c for c, _ in RUNS}:
+        cells = {lang: [c["source"] for c in nbformat.read(ROOT / "docs" / lang / chapter / notebooks.NAME, as_version=4).cells
+                        if c.cell_type == "code"] for lang in LANGS}
+        assert cells["ja"] == cells["en"] and cells["ja"], chapter
+
+
+@pytest.mark.parametrize("chapter, lang", RUNS)
+def test_notebook_runs_top_to_bottom_in_a_fresh_kernel_on_the_cpu(tmp_path, monkeypatch, book, chapter, lang):
     from nbclient import NotebookClient
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # the kernel inherits it: the CPU, even on a GPU machine
-    nb = nbformat.read(ROOT / "docs" / lang / CHAPTER / notebooks.NAME, as_version=4)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # the snippets set it themselves
+    nb = nbformat.read(ROOT / "docs" / lang / chapter / notebooks.NAME, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
     started = time.monotonic()
     NotebookClient(nb, kernel_name="python3", timeout=900, allow_errors=False,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
-    print(f"{lang}: executed in {time.monotonic() - started:.1f} s")
+    print(f"{chapter} {lang}: executed in {time.monotonic() - started:.1f} s")
     nbformat.validate(nb)
-    sids = RUN.findall(page(lang))
+    sids = RUN.findall(page(lang, chapter=chapter))
     for sid, cell in zip(sids, [c for c in nb.cells if c.cell_type == "code"]):
         assert cell.execution_count is not None
         out = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
@@ -257,11 +284,12 @@ def test_notebook_runs_top_to_bottom_in_a_fresh_kernel_on_the_cpu(tmp_path, monk
         assert not [o for o in cell.outputs if o.output_type == "error"]
     # This run is on the CPU, so what it printed, where it does not depend on timing, is what the
     # CPU capture says, whichever capture the notebook shows (a CUDA one, once a GPU has run it).
-    first_kernel = next(c for sid, c in zip(sids, [c for c in nb.cells if c.cell_type == "code"]) if sid == "ch01/first_kernel")
-    cpu = book["ch01/first_kernel"].cpu
-    assert cpu is not None, "ch01/first_kernel has no fresh CPU capture to compare this CPU run with"
-    printed = "".join(o.text for o in first_kernel.outputs if o.output_type == "stream" and o.name == "stdout")
-    assert printed == cpu.stdout and printed.startswith("device: cpu\n")
+    sid = DETERMINISTIC[chapter]
+    cell = next(c for s, c in zip(sids, [c for c in nb.cells if c.cell_type == "code"]) if s == sid)
+    cpu = book[sid].cpu
+    assert cpu is not None, f"{sid} has no fresh CPU capture to compare this CPU run with"
+    printed = "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+    assert printed == cpu.stdout and printed.startswith("device: cpu")
 
 
 # ---------------------------------------------------------------- the built site

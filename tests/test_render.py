@@ -185,3 +185,52 @@ def test_every_reader_skips_headings_and_directives_inside_code():
     assert twins.directives(page) == ["[[kb:run ch01/y]]"]
     assert page_text.title(page) == "T"
     assert notebooks.outline(page) == ("T", [("heading", "## Real", "real"), ("run", "ch01/y", "")])
+
+
+# ---------------------------------------------------------------- interpreted Triton kernels
+
+VECTOR_ADD = ROOT / "snippets/ch04/captures/vector_add.cpu.json"
+INTERPRETED = {"en": "were interpreted by Triton's interpreter", "ja": "Triton のインタプリタ (`TRITON_INTERPRET=1`、numpy) で解釈実行"}
+PLAIN_CPU = {"en": "There is no GPU (CUDA) capture of this example yet. The output and kernels below come from a run on the CPU;",
+             "ja": "ここに示す出力とカーネルは CPU で実行したときのもので、カーネル名も時間も"}
+
+
+def test_interpreted_triton_is_read_from_the_recorded_setting_or_the_launch_ranges():
+    from kernelbook.records import Event
+    from kernelbook.site.directives.run import interpreted
+
+    real = load(VECTOR_ADD)  # a real capture: the snippet set TRITON_INTERPRET=1 and wrapped its launch
+    assert real.environment.settings["TRITON_INTERPRET"] == "1" and interpreted(real)
+    assert any(e.name == "triton: add_kernel" for e in real.sessions[0].events)
+
+    def env(capture, **settings):
+        return dataclasses.replace(capture, environment=dataclasses.replace(capture.environment, settings=settings))
+
+    assert interpreted(env(real))  # no setting recorded: the session's `triton: add_kernel` range says it
+    assert interpreted(env(real, TRITON_INTERPRET="true"))
+    plain = load(EAGER)
+    assert plain.environment.settings.get("TRITON_INTERPRET") is None and not interpreted(plain)
+    assert not interpreted(env(plain, TRITON_INTERPRET="0"))
+    assert interpreted(env(plain, TRITON_INTERPRET="1"))  # e.g. a snippet with no profiler session at all
+    launch = Session(0, "cpu", (Kernel("k", 1, 5.0),), 1, (Event("op", "triton: k", 0.0, 5.0), Event("kernel", "k", 0.0, 5.0)))
+    assert interpreted(dataclasses.replace(plain, sessions=(launch,)))
+    assert not interpreted(dataclasses.replace(real, device="cuda"))  # on a GPU Triton compiles
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_interpreted_examples_say_so_and_plain_cpu_ones_keep_their_notice(lang):
+    """Each kind of CPU notice in full once per page, then the short form; an interpreted capture never
+    gets the plain notice (which calls the kernels ATen operators) and a plain one never the interpreted."""
+    real = load(VECTOR_ADD)
+    book = {"ch04/vector_add": Entry(BOOK["ch04/vector_add"].snippet, None, real, (), ()),
+            "ch01/eager_profile": entry_with(cpu=load(EAGER))}
+    c = ctx(lang, book)
+    out = render_page("[[kb:run ch04/vector_add]]\n\n[[kb:run ch01/eager_profile]]\n\n[[kb:run ch04/vector_add]]\n", c)
+    assert c.errors == []
+    first, second, third = out.split('<div class="kb-example"')[1:]
+    assert INTERPRETED[lang] in first and PLAIN_CPU[lang] not in first
+    assert PLAIN_CPU[lang] in second and INTERPRETED[lang] not in second  # its own kind, in full
+    again = {"en": "its Triton kernels interpreted, not compiled; see the first such notice",
+             "ja": "Triton のカーネルはインタプリタで解釈実行したものです。詳しくは"}
+    assert again[lang] in third and INTERPRETED[lang] not in third
+    assert "add_kernel" in first  # the launch, counted from its `triton: add_kernel` range

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import re
 
+# A snippet wraps each Triton launch in record_function("triton: NAME"): on a CPU, where
+# Triton's interpreter runs it, that range is the launch (capture/kernels.py counts it;
+# the site knows from it that the kernel was interpreted).
+TRITON_RANGE = "triton: "
+
 # What a generic kernel computes, most telling first: a functor, a launch_* lambda, an inner kernel.
 _TAGS = (re.compile(r"\w*Functor\w*"), re.compile(r"launch_\w+"), re.compile(r"\w+_kernel\w*"))
 

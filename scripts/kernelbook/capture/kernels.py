@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..kernel_names import TRITON_RANGE  # a user_annotation range "triton: NAME" is one launch of NAME
 from ..records import Event, Kernel
 
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "gpu_user_annotation"}
@@ -44,9 +45,6 @@ NO_WORK_OPS = frozenset(
         "movedim swapaxes split split_with_sizes chunk unbind unflatten"
     ).split()
 )
-
-# A user_annotation range named "triton: NAME" is one launch of the Triton kernel NAME.
-TRITON_RANGE = "triton: "
 
 
 # Ops that, called directly inside a working op, are that op preparing its own

@@ -27,6 +27,15 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "この例も CPU で実行した結果です。詳しくは、このページで最初の CPU の注意書きを見てください。",
         "en": "This example too ran on the CPU; see the first CPU notice on this page.",
     },
+    # a CPU capture whose Triton kernels ran in Triton's interpreter (directives/run.py: interpreted)
+    "cpu_interpreted_body": {
+        "ja": "この例の GPU (CUDA) でのキャプチャはまだありません。ここに示す出力とカーネルは CPU で実行したときのもので、Triton のカーネルはコンパイルされておらず、Triton のインタプリタ (`TRITON_INTERPRET=1`、numpy) で解釈実行したものです。結果は PyTorch と照合して確かめています。起動回数は `triton: …` の範囲から数えたもので、それ以外の行は CPU が実際に仕事をした演算 (いちばん内側の ATen 演算子や、コンパイルされた `cpp_fused_*` のループ) です。インタプリタの時間には意味がありません。実行するときに何かを設定しているのは、スニペット自身のコードに書いてあるものだけです。",
+        "en": "There is no GPU (CUDA) capture of this example yet. The output and kernels below come from a run on the CPU, where the Triton kernels were interpreted by Triton's interpreter (`TRITON_INTERPRET=1`, on numpy), not compiled. Their results are checked against PyTorch; each launch is counted from its `triton: …` range, and the other rows are the operations that did the CPU's work (the innermost ATen operators, or a compiled `cpp_fused_*` loop). The interpreter's times mean nothing. Whatever the run needed set is set in the snippet's own code above, nowhere else.",
+    },
+    "cpu_interpreted_again": {
+        "ja": "この例も CPU で実行し、Triton のカーネルはインタプリタで解釈実行したものです。詳しくは、このページで最初のその注意書きを見てください。",
+        "en": "This example too ran on the CPU, its Triton kernels interpreted, not compiled; see the first such notice on this page.",
+    },
     "cuda_stale": {
         "ja": "GPU でのキャプチャはありますが、いまのスニペットに対して古いため表示していません。",
         "en": "A GPU capture exists but is out of date for the snippet as it stands, so it is not shown.",
@@ -72,6 +81,11 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "**このうち {snippets} は CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではなく、カーネル名も時間も GPU とは異なります。",
         "en": "**Of these, {snippets} are CPU captures:** not from a GPU (CUDA) run; kernel names and times differ on a GPU.",
     },
+    # the first cell of a chapter whose snippets run Triton kernels (they switch the interpreter on themselves)
+    "nb_triton": {
+        "ja": "**Triton のカーネルについて。** Colab では GPU のランタイム (「ランタイム」→「ランタイムのタイプを変更」→ GPU) を選ぶと、Triton がカーネルを GPU 向けにコンパイルします。GPU がない場合は、各スニペットが `triton` を import する前に自分で `TRITON_INTERPRET=1` を設定し、Triton のインタプリタがカーネルを numpy で CPU 上で実行します。結果は確かめられますが、時間には意味がありません。Colab の PyTorch には Triton が含まれています。ほかの環境では、先に `triton` と `numpy` をインストールしてください。",
+        "en": "**Triton kernels.** On Colab, choose a GPU runtime (Runtime → Change runtime type → GPU) and Triton compiles the kernels for it. Without a GPU, each snippet sets `TRITON_INTERPRET=1` itself before it imports `triton`, and Triton's interpreter runs the kernels on the CPU with numpy: the results can be checked, the times mean nothing. Colab's PyTorch comes with Triton; elsewhere, install `triton` and `numpy` first.",
+    },
     "nb_license": {
         "ja": "© kernelbook の著者たち。本文は [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.ja)、コードは [MIT ライセンス](https://opensource.org/license/mit)で公開しています。",
         "en": "© the kernelbook authors. Text: [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/); code: [MIT licence](https://opensource.org/license/mit).",
@@ -92,6 +106,9 @@ LABELS: dict[str, dict[str, str]] = {
     # scoped claims waiting for their device's capture (the text is the spec's, both languages)
     "needs_cuda": {"ja": "GPU のキャプチャが必要", "en": "GPU capture needed"},
     "needs_cpu": {"ja": "CPU のキャプチャが必要", "en": "CPU capture needed"},
+    # a figure drawn from one device's captures only, while the book has none (figure_cache.placeholder_html)
+    "figure_needs_cuda": {"ja": "GPU のキャプチャから描く図です。まだありません。", "en": "Drawn from a GPU capture; there is none yet."},
+    "figure_needs_cpu": {"ja": "CPU のキャプチャから描く図です。まだありません。", "en": "Drawn from a CPU capture; there is none yet."},
     # objectives, at the top of a chapter: a label, not a heading
     "objectives": {"ja": "この章の目標", "en": "In this chapter you will"},
     # exercises: [[kb:predict ...]]

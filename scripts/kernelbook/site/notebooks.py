@@ -32,6 +32,7 @@ from .settings import BookSettings
 NAME = "notebook.ipynb"  # beside the chapter's index.md, in each language
 COLAB = "https://colab.research.google.com/github/{repository}/blob/{branch}/docs/{lang}/{chapter}/" + NAME
 
+TRITON_SWITCH = "TRITON_INTERPRET"  # a snippet that sets it runs its Triton kernels interpreted where there is no GPU
 _RUN = re.compile(r"^\[\[kb:run[ \t]+([^\]\s]+)[ \t]*\]\][ \t]*$", re.MULTILINE)
 
 # ---------------------------------------------------------------- reading the chapter
@@ -78,8 +79,10 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
         stem = re.sub(r"[^A-Za-z0-9-]", "-", value.rsplit("/", 1)[-1])
         cells.append(_code(_unique(f"run-{stem}", ids), source, capture.stdout if capture else ""))
     prefix = ("" if lang == "ja" else f"{lang}/") if prefix is None else prefix
-    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, prefix, chapter)), "", label("nb_outputs", lang), "",
-            *_provenance(shown, lang), "", label("nb_license", lang)]
+    # snippets that switch Triton's interpreter on without a GPU: how to run them, here and on Colab
+    triton = [label("nb_triton", lang), ""] if any(TRITON_SWITCH in "".join(c["source"]) for c in cells if c["cell_type"] == "code") else []
+    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, prefix, chapter)), "", *triton,
+            label("nb_outputs", lang), "", *_provenance(shown, lang), "", label("nb_license", lang)]
     cells.insert(0, _markdown(_unique("title", ids), "\n".join(head)))
     return {
         "cells": cells,

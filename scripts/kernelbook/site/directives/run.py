@@ -11,7 +11,7 @@ import html
 import re
 from typing import Callable
 
-from ...kernel_names import short_name
+from ...kernel_names import TRITON_RANGE, short_name
 from ...records import Capture
 from ..book import Entry
 from ..labels import label
@@ -42,13 +42,33 @@ def example(entry: Entry, ctx: Context) -> str:
 
 
 def cpu_notice(entry: Entry, ctx: Context) -> list[str]:
-    """The notice above a CPU capture shown where no CUDA one is fresh (in full once per page)."""
-    if entry.cuda is not None:
+    """The notice above a CPU capture shown where no CUDA one is fresh (each kind in full once per page).
+
+    A capture whose Triton kernels ran in Triton's interpreter gets its own notice: they
+    were interpreted, not compiled (see :func:`interpreted`).
+    """
+    if entry.cuda is not None or entry.cpu is None:
         return []
-    notice = label("cpu_again" if "cpu" in ctx.said else "cpu_body", ctx.lang)
+    kind = "cpu_interpreted" if interpreted(entry.cpu) else "cpu"
+    notice = label(f"{kind}_again" if kind in ctx.said else f"{kind}_body", ctx.lang)
     notice += " " + label("cuda_stale", ctx.lang) if entry.notes else ""
-    ctx.said.add("cpu")
+    ctx.said.add(kind)
     return [f'!!! warning "{label("cpu_title", ctx.lang)}"', "", "    " + notice, ""]
+
+
+def interpreted(capture: Capture) -> bool:
+    """A CPU capture whose Triton kernels Triton's interpreter ran instead of compiling them.
+
+    Either the run left ``TRITON_INTERPRET`` switched on (the harness records it after
+    the snippet ran), or a profiling session holds a ``triton: NAME`` launch range (a
+    launch the CPU rule counts; see ``capture/kernels.py``).
+    """
+    if capture.device != "cpu":
+        return False
+    setting = capture.environment.settings.get("TRITON_INTERPRET")
+    if setting is not None and str(setting).strip().lower() not in ("", "0", "false", "off", "no"):
+        return True
+    return any(e.kind == "op" and e.name.startswith(TRITON_RANGE) for s in capture.sessions for e in s.events)
 
 
 def per_device(entry: Entry, render: Callable[[Capture], str]) -> list[str]:
