@@ -173,6 +173,28 @@ def test_contains_reads_strings_and_lists_of_strings(snippet):
     assert "cannot compare list [1, 2, 4, 8] with '1'" in ctx.errors[1]
 
 
+GENERATED = ("@triton.jit\ndef triton_poi_fused_add_relu_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+             "    xoffset = tl.program_id(0) * XBLOCK\n    xmask = xindex < xnumel\n    tmp4 = triton_helpers.maximum(tmp3, tmp2)\n")
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_contains_on_generated_code_quotes_the_captures_own_line(snippet, lang):
+    """`~` on a multi-line string (code a snippet captured) shows the line that holds the text, from the
+    capture; one-line strings still show whole. Scoped @cuda, a CPU-only book shows the placeholder."""
+    cuda = capture("cuda", data={"kernel": GENERATED, "name": "triton_poi_fused_add_relu_0"})
+    text = ('[[kb:value ch09/toy kernel @cuda ~ "xmask = "]] | [[kb:value ch09/toy kernel @cuda ~ triton_helpers.maximum]] | '
+            "[[kb:value ch09/toy name ~ _fused_]]")
+    out, ctx = page(text, book(snippet, None, cuda), lang)
+    assert ctx.errors == []
+    shown = re.findall(r'<code class="kb-value" title="cuda">([^<]*)</code>', out)
+    assert shown == ["xmask = xindex &lt; xnumel", "tmp4 = triton_helpers.maximum(tmp3, tmp2)", "triton_poi_fused_add_relu_0"]
+    _, ctx = page('[[kb:value ch09/toy kernel @cuda ~ "xmask = offsets"]]', book(snippet, None, cuda), lang)
+    assert len(ctx.errors) == 1 and "says @triton.jit …" in ctx.errors[0]  # the failure names the text, not all of it
+    cpu = capture("cpu", data={"kernel": 'extern "C" void kernel()\n{\n}\n'})
+    out, ctx = page(text.split(" | ")[0], book(snippet, cpu), lang)
+    assert ctx.errors == [] and ("GPU capture needed" if lang == "en" else "GPU のキャプチャが必要") in out and "extern" not in out
+
+
 @pytest.mark.parametrize("key, value, shown", [
     ("copy_bandwidth_bytes_per_s", 3.9e12, "3.9 TB/s"),
     ("peak_flop_per_s", 3.12e14, "312 TFLOP/s"),
@@ -329,6 +351,17 @@ def test_objectives_come_right_after_the_title_under_a_label():
 def test_objectives_must_be_a_list_of_sentences(meta):
     with pytest.raises(ValueError, match="must be a list of sentences"):
         objectives.read(meta)
+
+
+def test_an_objective_yaml_reads_as_a_mapping_says_to_quote_it():
+    from kernelbook.site.page_text import front_matter
+
+    meta = front_matter("---\nobjectives:\n  - Read a kernel: its programs.\n---\n# T\n")[0]
+    assert meta["objectives"] == [{"Read a kernel": "its programs."}]  # what YAML makes of it
+    with pytest.raises(ValueError, match='put an objective that holds ": " in double quotes'):
+        objectives.read(meta)
+    quoted = front_matter('---\nobjectives:\n  - "Read a kernel: its programs."\n---\n# T\n')[0]
+    assert objectives.read(quoted) == ["Read a kernel: its programs."]
 
 
 def test_twins_must_have_as_many_objectives():

@@ -152,9 +152,19 @@ def device(claim: Claim, capture: Capture) -> str:
 def _show_value(claim: Claim, got: Any, lang: str) -> str:
     if isinstance(got, list):
         return LIST_SEP[lang].join(_show_value(claim, item, lang) for item in got)
+    if isinstance(got, str) and claim.op == "~" and "\n" in got.strip():
+        return quoted_line(got, str(claim.expected))
     if isinstance(got, (int, float)) and not isinstance(got, bool):
         return by_key(claim.args, got)  # written by the key's suffix: units.py
     return show_plain(claim, got, lang)
+
+
+def quoted_line(text: str, needle: str) -> str:
+    """The line of a multi-line ``text`` that holds ``needle``, stripped: what a ``~`` claim on
+    generated code quotes (the capture's own line, never the author's). No such line: the
+    first line and an ellipsis (for the message that says the check failed)."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    return next((line for line in lines if needle in line), lines[0] + " …")
 
 
 @kind("value", show=_show_value)

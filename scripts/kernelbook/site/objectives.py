@@ -23,6 +23,9 @@ def read(meta: dict) -> list[str]:
     items = meta.get("objectives")
     if items is None:
         return []
+    if isinstance(items, list) and any(isinstance(i, dict) for i in items):  # YAML reads "- a: b" as a mapping
+        raise ValueError("front matter `objectives:` has an item YAML reads as a mapping: put an objective "
+                         'that holds ": " in double quotes (- "Read a kernel: its programs, ...")')
     if not isinstance(items, list) or not items or not all(isinstance(i, str) and i.strip() for i in items):
         raise ValueError("front matter `objectives:` must be a list of sentences, one `- ...` line each")
     return [i.strip() for i in items]
