@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import crafted_gpu
 from kernelbook import records
 from kernelbook.site import figures
 from kernelbook.records import Capture, Environment, Event, Freshness, Kernel, Session
@@ -23,8 +24,10 @@ EAGER, COMPILED, SWEEP = "ch01/eager_profile", "ch01/compiled_profile", "ch01/si
 
 @pytest.fixture(scope="module")
 def cpu() -> dict[str, Capture]:
-    """The committed CPU captures, as the page shows them when no CUDA capture is fresh."""
-    return {f"ch01/{stem}": records.load(CAPTURES / f"{stem}.cpu.json") for stem in ("eager_profile", "compiled_profile", "size_sweep")}
+    """What each figure is drawn from on a CPU-built page: the committed CPU captures, and for the
+    figures drawn from GPU captures only (``FigureKind(device="cuda")``) crafted CUDA-shaped ones."""
+    committed = {f"ch01/{stem}": records.load(CAPTURES / f"{stem}.cpu.json") for stem in ("eager_profile", "compiled_profile", "size_sweep")}
+    return {**committed, **crafted_gpu.all_captures()}
 
 
 def fake(snippet: str, device: str, events=(), data=None, stdout: str = "", launches: int | None = None) -> Capture:
@@ -169,7 +172,7 @@ def test_colours_come_from_theme_variables(cpu, name):
 def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
     ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for svg in figures.figure(n, lang, cpu).svgs
            for e in parse(svg).iter() if e.get("id")]
-    assert len(ids) == len(set(ids)) == 6 * len(figures.LAYOUTS)
+    assert len(ids) == len(set(ids)) == len(figures.FIGURES) * len(figures.LANGS) * len(figures.LAYOUTS)
 
 
 @pytest.mark.parametrize(
@@ -192,7 +195,7 @@ def test_labels_are_translated(cpu, name, ja, en):
 
 @pytest.mark.parametrize("name", figures.FIGURES)
 def test_output_is_deterministic(cpu, name):
-    reloaded = {k: records.load(CAPTURES / f"{k.split('/')[1]}.cpu.json") for k in cpu}
+    reloaded = {k: records.load(CAPTURES / f"{k.split('/')[1]}.cpu.json") if k.startswith("ch01/") else c for k, c in cpu.items()}
     for lang in figures.LANGS:
         assert figures.figure(name, lang, cpu) == figures.figure(name, lang, cpu) == figures.figure(name, lang, reloaded)
 
@@ -464,7 +467,7 @@ def test_unknown_figure_or_language():
 
 def test_data_key_follows_the_drawn_data_only(cpu):
     keys = {n: figures.data_key(n, cpu) for n in figures.FIGURES}
-    assert all(re.fullmatch(r"[0-9a-f]{64}", k) for k in keys.values()) and len(set(keys.values())) == 3
+    assert all(re.fullmatch(r"[0-9a-f]{64}", k) for k in keys.values()) and len(set(keys.values())) == len(figures.FIGURES)
     assert figures.data_key("timeline", dict(cpu)) == keys["timeline"]
 
     # unrelated changes: stdout, wall time, other snippets

@@ -3,6 +3,10 @@
 A figure is redrawn only when what it is drawn from (its captures' relevant data, or the
 drawing code) changes: ``<cache>/figures/<name>.<lang>.<data key>.html``, one file per
 figure and language, older versions removed when a new one is written.
+
+A figure registered for one device (``FigureKind(device="cuda")``) is drawn only from
+fresh captures of that device; until the book has them, the page shows a placeholder
+that says what the figure will show and which capture it waits for (:func:`placeholder_html`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from pathlib import Path
 
 from ..records import Capture, write_atomic
 from . import figures
+from .book import Entry
+from .labels import label
 
 
 def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
@@ -32,3 +38,22 @@ def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Captur
         stale.unlink(missing_ok=True)
     write_atomic(path, out.encode("utf-8"))
     return out, True
+
+
+def captures_for(name: str, book: Mapping[str, Entry]) -> tuple[dict[str, Capture], list[str]]:
+    """What figure ``name`` is drawn from: each snippet's shown capture, or for a figure of one
+    device that device's fresh capture; and the snippets it needs that have none (then it waits)."""
+    kind = figures.KINDS.get(name)
+    device = kind.device if kind is not None else None
+    chosen = {sid: (e.shown if device is None else e.cuda if device == "cuda" else e.cpu) for sid, e in book.items()}
+    captures = {sid: c for sid, c in chosen.items() if c is not None}
+    waiting = [sid for sid in kind.needs if sid not in captures] if device is not None else []
+    return captures, waiting
+
+
+def placeholder_html(name: str, lang: str) -> str:
+    """The ``<figure>`` a page shows while a one-device figure has no capture of its device to be drawn from."""
+    kind = figures.KINDS[name]
+    words = f'{kind.about[lang]} {label("figure_needs_" + kind.device, lang)}'
+    return (f'<figure class="kb-figure kb-figure-waiting" id="kb-figure-{name}" data-waits-for="{kind.device}">\n'
+            f'<p class="kb-figure-placeholder">{html.escape(words)}</p>\n</figure>\n')

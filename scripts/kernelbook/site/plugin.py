@@ -27,10 +27,10 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import figures, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
-from .figure_cache import figure_html
+from .figure_cache import captures_for, figure_html, placeholder_html
 from .labels import label
 from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
@@ -72,6 +72,7 @@ class BuildRun:
     book: dict[str, Entry] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
+    figure_notes: list[str] = field(default_factory=list)  # one-device figures shown as placeholders
     counts: Counter = field(default_factory=Counter)
     search: object | None = None  # material's search plugin, when each language gets its own index
 
@@ -249,7 +250,13 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     # ------------------------------------------------------------ services for the directives
 
     def _figure(self, name: str, lang: str, ctx: Context) -> str:
-        captures = {sid: e.shown for sid, e in self.run.book.items() if e.shown is not None}
+        captures, waiting = captures_for(name, self.run.book)
+        if waiting:  # a GPU-only figure in a book without that GPU capture: not an error, a placeholder
+            note = f"{ctx.page}: [[kb:figure {name}]]: waits for a fresh {figures.KINDS[name].device} capture of {', '.join(waiting)}"
+            if note not in self.run.figure_notes:
+                self.run.figure_notes.append(note)
+                log.info("kernelbook: %s", note)
+            return placeholder_html(name, lang)
         try:
             out, drawn = figure_html(self.run.settings.cache_dir, name, lang, captures)
         except (KeyError, ValueError) as exc:

@@ -13,6 +13,12 @@ registry), then one module per figure, each calling ``register(FigureKind(...))`
 * ``traffic``: the memory traffic of eager ``(a + b).relu()`` against the fused kernel.
 * ``timeline``: one profiled call of each version on a shared time axis.
 * ``sweep``: time per call and effective bandwidth against tensor length.
+* ``bandwidth``: achieved bandwidth against size, one line per version (chapter 4's
+  ``add_relu_bandwidth`` and ``softmax_bandwidth``; GPU captures only).
+* ``block_size_sweep``: a Triton kernel's bandwidth at each BLOCK_SIZE (GPU captures only).
+
+A figure registered with ``device="cuda"`` is drawn only from fresh CUDA captures (the
+caller passes those); :func:`placeholder` is what a page shows until one exists.
 
 Adding a figure is one new module beside these, imported below.
 """
@@ -26,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...records import Capture
-from . import traffic, timeline, sweep  # noqa: F401, I001 - each registers its figure: this order is FIGURES
+from . import traffic, timeline, sweep, bandwidth, block_size_sweep  # noqa: F401, I001 - each registers its figure(s): this order is FIGURES
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
 from .svg import LAYOUTS, Layout
 from .traffic import TRAFFIC, round_trips, transfers
@@ -44,6 +50,7 @@ def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
     absent, and ``ValueError`` for an unknown figure or language or unusable data.
     """
     kind = _kind(name, lang)
+    _same_device(kind, captures)
     inputs = kind.inputs(captures)
     drawn = [kind.draw(inputs, lang, layout) for layout in LAYOUTS]
     first = drawn[0]
@@ -64,6 +71,17 @@ def data_key(name: str, captures: Mapping[str, Capture]) -> str:
     payload = {"figure": name, "code": CODE_HASH, "inputs": kind.inputs(captures)}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _same_device(kind: FigureKind, captures: Mapping[str, Capture]) -> None:
+    """A figure of one device is never drawn from another device's capture (a CPU run times nothing)."""
+    if kind.device is None:
+        return
+    for sid in kind.needs:
+        got = captures.get(sid)
+        if got is not None and got.device != kind.device:
+            raise ValueError(f"figure {kind.name!r} is drawn from {kind.device} captures only, and was given the "
+                             f"{got.device} capture of {sid}; without a {kind.device} capture the page shows a placeholder")
 
 
 def _kind(name: str, lang: str) -> FigureKind:

@@ -82,3 +82,40 @@ def tick_label(value: float, step: float) -> str:
     """A linear tick: as many decimals as the step needs, thousands separated."""
     decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step < 1 else 0
     return f"{value:,.{decimals}f}"
+
+
+class LinearY:
+    """A y axis from 0 up to a nice value at or above the largest of ``values``: bandwidths
+    near a roof read better on a linear scale than on a log one. Data in, viewBox y out."""
+
+    def __init__(self, top: float, height: float, values: Sequence[float], unit: str = "B/s"):
+        self.top, self.height, self.unit = top, height, unit
+        largest = max(values) if values and max(values) > 0 else 1.0
+        self.step = nice_step(largest, 5)
+        self.hi = self.step * math.ceil(largest * 1.02 / self.step)
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    def y(self, value: float) -> float:
+        return self.bottom - value / self.hi * self.height
+
+    def ticks(self) -> list[tuple[float, str]]:
+        """(value, label) from 0 to the top, every label in one prefix: "0", "1.5 TB/s", ..."""
+        factor, prefix = next(((f, p) for f, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")) if self.hi >= f), (1.0, ""))
+        count = round(self.hi / self.step)
+        return [(k * self.step, "0" if k == 0 else f"{tick_label(k * self.step / factor, self.step / factor)} {prefix}{self.unit}")
+                for k in range(count + 1)]
+
+    def frame(self, left: float, right: float) -> list[str]:
+        """Horizontal gridlines at the ticks (one path), the left axis, the tick labels (one group)."""
+        ticks = self.ticks()
+        grid = [(left, self.y(v), right, self.y(v)) for v, _ in ticks[1:]]
+        labels = "".join(el("text", esc(label), y=self.y(v)) for v, label in ticks)
+        return [
+            el("path", cls="kb-grid", d=lines(grid)),
+            el("path", cls="kb-axis", d=lines([(left, self.bottom, right, self.bottom), (left, self.top, left, self.bottom)])),
+            el("g", labels, cls="kb-small", text_anchor="end", transform=f"translate({num(left - 6)} 4)"),
+        ]
+

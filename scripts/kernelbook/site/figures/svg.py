@@ -95,6 +95,7 @@ FG_LIGHT = "var(--md-default-fg-color--light,#888)"
 FG_LIGHTEST = "var(--md-default-fg-color--lightest,#88888829)"  # 0x29/255: alpha .16
 BG = "var(--md-default-bg-color,Canvas)"
 ACCENT = "var(--md-accent-fg-color,#e6357a)"
+LINK = "var(--md-typeset-a-color,#4051b5)"  # the primary colour, lightened by material in the dark scheme
 MONO = "var(--md-code-font-family,ui-monospace,monospace)"
 
 
@@ -225,8 +226,15 @@ RULES: tuple[tuple[str, str], ...] = (
     (" .kb-eager", "fill:currentColor"),  # in the figure's colour
     (" .kb-compiled", f"color:{ACCENT};fill:currentColor"),
     (" .kb-copy", f"color:{FG_LIGHT};fill:currentColor"),
+    (" .kb-triton", f"color:{LINK};fill:currentColor"),  # a hand-written Triton kernel (chapter 4)
+    (" .kb-library", f"color:{FG};fill:currentColor"),  # a library's own kernel (torch.softmax): dotted
     (" polyline", "fill:none;stroke:currentColor;stroke-width:2;stroke-linejoin:round"),
     (" .kb-copy polyline", "stroke-dasharray:6 4"),
+    (" .kb-library polyline", "stroke-dasharray:2 3"),
+    # bars (block-size sweep): the one a figure points out in the accent colour
+    (" .kb-bar", f"fill:{FG_LIGHT}"),
+    (" .kb-bar.kb-best", f"fill:{ACCENT}"),
+    (" .kb-halo", f"stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),  # text that may cross a line
     (" .kb-roof", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4"),
     (" .kb-roof-label", f"fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),
 )
