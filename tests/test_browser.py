@@ -207,6 +207,31 @@ def test_search_finds_the_fusion_section_in_the_readers_language(context, site_u
         assert best_section == CHAPTER[lang] + "#fusion", f"best section for {query!r}: {best_section}; all results: {items}"
 
 
+TRITON_CHAPTER = {"ja": "/ch04/", "en": "/en/ch04/"}
+
+
+# Chapter 4's key terms, each in the language a reader of that site types it: the chapter in the
+# reader's language comes first (or its notebook, then the chapter), and for the mask the chapter's
+# own section on it (None: any section of the chapter).
+@pytest.mark.parametrize(("lang", "query", "section"), [("en", "Triton", None), ("ja", "Triton", None),
+                                                        ("en", "mask", "#mask"), ("ja", "マスク", "#mask")])
+def test_search_finds_chapter_4s_terms_in_the_readers_language(context, site_url, lang, query, section):
+    with open_page(context) as w:
+        load(w, site_url + HOME[lang])
+        items = search(w, query)
+        assert items, f"{query!r} finds nothing on {HOME[lang]}: " + "\n".join(_worker_failures(w))
+        chapter = TRITON_CHAPTER[lang]
+        # the chapter's notebook (its headings and code) may rank first: still the chapter, in the reader's language
+        assert items[0][0] in (chapter, chapter + "notebook/"), f"first result for {query!r} is {items[0][0]}, not chapter 4: {items}"
+        first = next((item for item in items[:2] if item[0] == chapter), None)
+        assert first, f"{chapter} is not among the first two results for {query!r}: {items}"
+        sections = [href for href in first if "#" in href]
+        assert sections and all(h.startswith(chapter + "#") for h in sections), items
+        if section:
+            assert sections[0] == chapter + section, f"best section for {query!r}: {sections[0]}; all results: {items}"
+        assert all(_in_language(href, lang) for item in items for href in item), items
+
+
 def _in_language(path: str, lang: str) -> bool:
     return path.startswith("/en/") if lang == "en" else not path.startswith("/en/")
 

@@ -69,14 +69,14 @@ for n in sizes:
             row[f"{name}_max_abs_error"] = (fn(a, b) - expected).abs().max().item()
         t = seconds(fn, a, b) if device == "cuda" else None
         row[f"{name}_s"] = t
-        row[f"{name}_bytes_per_second"] = arrays_moved[name] * n * a.element_size() / t if t else None
+        row[f"{name}_bytes_per_s"] = arrays_moved[name] * n * a.element_size() / t if t else None
     rows.append(row)
     del a, b, expected
 
 print(f"device: {device}")
 print(f"{'elements':>12} {'eager':>10} {'compiled':>10} {'triton':>10} {'copy':>10}   (GB/s)")
 for row in rows:
-    cells = [row[f"{k}_bytes_per_second"] for k in versions]
+    cells = [row[f"{k}_bytes_per_s"] for k in versions]
     shown = " ".join(f"{c / 1e9:10.1f}" if c else f"{'-':>10}" for c in cells)
     print(f"{row['elements']:>12} {shown}")
 if device == "cpu":

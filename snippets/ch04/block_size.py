@@ -56,21 +56,21 @@ for block in block_sizes:
         "programs": triton.cdiv(n, block),
         "max_abs_error": error,
         "time_s": t,
-        "bytes_per_second": bytes_moved / t if t else None,
+        "bytes_per_s": bytes_moved / t if t else None,
     })
 copy_s = seconds(torch.clone, a) if device == "cuda" else None
-copy_bytes_per_second = 2 * n * a.element_size() / copy_s if copy_s else None
+copy_bytes_per_s = 2 * n * a.element_size() / copy_s if copy_s else None
 
 print(f"device: {device}   elements: {n}")
 print(f"{'BLOCK_SIZE':>10} {'programs':>10} {'GB/s':>8} {'max error':>10}")
 for row in rows:
-    bw = f"{row['bytes_per_second'] / 1e9:8.1f}" if row["bytes_per_second"] else f"{'-':>8}"
+    bw = f"{row['bytes_per_s'] / 1e9:8.1f}" if row["bytes_per_s"] else f"{'-':>8}"
     print(f"{row['block_size']:>10} {row['programs']:>10} {bw} {row['max_abs_error']:>10}")
-timed = [r for r in rows if r["bytes_per_second"]]
-best = max(timed, key=lambda r: r["bytes_per_second"]) if timed else None
-worst = min(timed, key=lambda r: r["bytes_per_second"]) if timed else None
+timed = [r for r in rows if r["bytes_per_s"]]
+best = max(timed, key=lambda r: r["bytes_per_s"]) if timed else None
+worst = min(timed, key=lambda r: r["bytes_per_s"]) if timed else None
 if best:
-    print(f"best BLOCK_SIZE: {best['block_size']}   copy: {copy_bytes_per_second / 1e9:.1f} GB/s")
+    print(f"best BLOCK_SIZE: {best['block_size']}   copy: {copy_bytes_per_s / 1e9:.1f} GB/s")
 else:
     print("not timed: on the CPU the Triton kernel is interpreted, so its time says nothing")
 
@@ -82,8 +82,8 @@ results = {
     "rows": rows,
     "max_abs_error": max(r["max_abs_error"] for r in rows),
     "best_block": best["block_size"] if best else None,
-    "best_bytes_per_second": best["bytes_per_second"] if best else None,
+    "best_bytes_per_s": best["bytes_per_s"] if best else None,
     "worst_block": worst["block_size"] if worst else None,
-    "worst_bytes_per_second": worst["bytes_per_second"] if worst else None,
-    "copy_bytes_per_second": copy_bytes_per_second,
+    "worst_bytes_per_s": worst["bytes_per_s"] if worst else None,
+    "copy_bytes_per_s": copy_bytes_per_s,
 }

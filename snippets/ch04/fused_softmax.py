@@ -96,9 +96,9 @@ if device == "cuda":
         for name, fn in versions.items():
             row[f"{name}_max_abs_error"] = (fn(xb) - reference).abs().max().item()  # also compiles
             row[f"{name}_s"] = seconds(fn, xb)
-            row[f"{name}_bytes_per_second"] = bytes_moved / row[f"{name}_s"]
+            row[f"{name}_bytes_per_s"] = bytes_moved / row[f"{name}_s"]
         row["copy_s"] = seconds(torch.clone, xb)
-        row["copy_bytes_per_second"] = bytes_moved / row["copy_s"]
+        row["copy_bytes_per_s"] = bytes_moved / row["copy_s"]
         rows.append(row)
         del xb, reference
 
@@ -108,7 +108,7 @@ for name in ("naive", "compiled", "triton"):
 if rows:
     print(f"{'cols':>6} {'naive':>8} {'torch':>8} {'compiled':>8} {'triton':>8} {'copy':>8}   (GB/s)")
     for row in rows:
-        cells = " ".join(f"{row[f'{k}_bytes_per_second'] / 1e9:8.1f}" for k in [*versions, "copy"])
+        cells = " ".join(f"{row[f'{k}_bytes_per_s'] / 1e9:8.1f}" for k in [*versions, "copy"])
         print(f"{row['n_cols']:>6} {cells}")
 else:
     print("not timed: on the CPU the Triton kernel is interpreted, so its time says nothing")
