@@ -19,7 +19,7 @@ from typing import Any
 from ...records import Capture
 from ..units import format_bandwidth
 from .axes import LinearY
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, need, register, rows_of
 from .strings import Strings
 from .svg import FONT, Layout, document, el, num, text, title, width
 
@@ -102,13 +102,9 @@ SOFTMAX = Spec("softmax_bandwidth", "ch04/fused_softmax", "n_cols", ("naive", "t
 def inputs_for(spec: Spec, captures: Mapping[str, Capture]) -> dict:
     capture = need(captures, spec.snippet, spec.name)
     where = f"figure {spec.name!r}: {spec.snippet} ({capture.device})"
-    data = capture.data
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
-        raise ValueError(f"{where}: the capture has no timed rows (a CPU capture times nothing); this figure is drawn from a GPU capture")
+    rows = rows_of(capture, where, "the capture has no timed rows (a CPU capture times nothing); this figure is drawn from a GPU capture")
     xs, series, fixed = [], {v: [] for v in spec.versions}, set()
-    for i, row in enumerate(data["rows"]):
-        if not isinstance(row, dict):
-            raise ValueError(f"{where}: row {i} is not an object")
+    for i, row in enumerate(rows):
         xs.append(finite(row.get(spec.x_key), f"{where}: row {i} {spec.x_key}", positive=True))
         for v in spec.versions:
             series[v].append(finite(row.get(f"{v}_bytes_per_s"), f"{where}: row {i} {v}_bytes_per_s", positive=True))

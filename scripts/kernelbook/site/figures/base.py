@@ -94,3 +94,15 @@ def finite(value: Any, what: str, *, positive: bool = False) -> float:
     if not math.isfinite(number) or number < 0 or (positive and number == 0):
         raise ValueError(f"{what}: expected a {'positive' if positive else 'non-negative'} finite number, got {value!r}")
     return number
+
+
+def rows_of(capture: Capture, where: str, missing: str) -> list[dict]:
+    """The capture's ``results["rows"]``, each an object; ValueError ``"{where}: {missing}"`` when
+    there are none, naming the row that is not an object otherwise."""
+    data = capture.data
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
+        raise ValueError(f"{where}: {missing}")
+    for i, row in enumerate(data["rows"]):
+        if not isinstance(row, dict):
+            raise ValueError(f"{where}: row {i} is not an object")
+    return data["rows"]

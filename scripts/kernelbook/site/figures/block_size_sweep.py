@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_bandwidth
 from .axes import LinearY
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, need, register, rows_of
 from .strings import Strings
 from .svg import FONT, Layout, document, el, lines, num, text, title, width
 
@@ -55,12 +55,8 @@ def inputs(captures: Mapping[str, Capture]) -> dict:
     capture = need(captures, SNIPPET, NAME)
     where = f"figure {NAME!r}: {SNIPPET} ({capture.device})"
     data = capture.data
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
-        raise ValueError(f"{where}: the capture has no rows")
     bars = []
-    for i, row in enumerate(data["rows"]):
-        if not isinstance(row, dict):
-            raise ValueError(f"{where}: row {i} is not an object")
+    for i, row in enumerate(rows_of(capture, where, "the capture has no rows")):
         bars.append([
             int(finite(row.get("block_size"), f"{where}: row {i} block_size", positive=True)),
             int(finite(row.get("programs"), f"{where}: row {i} programs", positive=True)),
