@@ -6,9 +6,8 @@ for every fresh capture. A new kind is one ``@kind`` function in ``site/claims.p
 
 from __future__ import annotations
 
-import html
-
 from .. import claims
+from ..escape import inert
 from .context import Context
 from .registry import REGISTRY, Directive
 
@@ -29,10 +28,10 @@ def render(d: Directive, ctx: Context) -> str:
         return ctx.error(claim.text, str(exc).removeprefix(claim.text + ": "))
     except (TypeError, ValueError, KeyError) as exc:  # a claim that does not fit the data: name it, never crash
         return ctx.error(claim.text, f"cannot evaluate it ({type(exc).__name__}: {exc})")
-    text = html.escape(claims.format_value(claim, got, ctx.lang))
+    text = inert(claims.format_value(claim, got, ctx.lang))
     if claims.KINDS[claim.kind].code:
-        return f'<code class="kb-kernel" title="{html.escape(got)}">{text}</code>'
-    return f'<span class="kb-value" title="{html.escape(entry.shown.device)}">{text}</span>'
+        return f'<code class="kb-kernel" title="{inert(got)}">{text}</code>'
+    return f'<span class="kb-value" title="{inert(entry.shown.device)}">{text}</span>'
 
 
 for _name in claims.KINDS:

@@ -1,4 +1,4 @@
-"""``[[kb:run SNIPPET]]``: an executed example. Everything a capture says is HTML-escaped here.
+"""``[[kb:run SNIPPET]]``: an executed example. Everything a capture says is made inert here (``escape.inert``).
 
 The snippet's code (included from its file), its output, the kernels its last profiling
 session launched, and where and when it ran; CUDA and CPU tabs when both captures are fresh,
@@ -12,7 +12,9 @@ import re
 
 from ...kernel_names import short_name
 from ...records import Capture
+from ...snippets import read_source
 from ..book import Entry
+from ..escape import inert
 from ..labels import label
 from ..units import format_seconds
 from .context import Context
@@ -30,7 +32,7 @@ def run(d: Directive, ctx: Context) -> str:
 
 def example(entry: Entry, ctx: Context) -> str:
     lang = ctx.lang
-    code = entry.snippet.path.read_text(encoding="utf-8")
+    code = read_source(entry.snippet.path)
     parts = [f'<div class="kb-example" id="kb-{_slug(entry.snippet.id)}" markdown>', "",
              fence(code, f'python title="snippets/{entry.snippet.id}.py"'), ""]
     for capture in entry.fresh:
@@ -71,8 +73,8 @@ def kernel_table(capture: Capture, lang: str) -> str:
         caption += " — " + label("session", lang, i=len(capture.sessions), n=len(capture.sessions))
     rows = []
     for k in session.kernels:
-        name = html.escape(k.name)
-        short = html.escape(short_name(k.name))
+        name = inert(k.name)
+        short = inert(short_name(k.name))
         cell = short if short == name else (
             f'<details><summary><code>{short}</code></summary><code class="kb-fullname" title="{html.escape(label("full_name", lang))}">{name}</code></details>'
         )
@@ -90,16 +92,16 @@ def kernel_table(capture: Capture, lang: str) -> str:
 
 def provenance(capture: Capture, lang: str) -> str:
     env = capture.environment
-    bits = [html.escape(env.device_name)]
+    bits = [inert(env.device_name)]
     if env.compute_capability:
-        bits.append(f"sm {html.escape(env.compute_capability)}")
-    bits.append(f"torch {html.escape(env.torch)}")
+        bits.append(f"sm {inert(env.compute_capability)}")
+    bits.append(f"torch {inert(env.torch)}")
     if env.cuda:
-        bits.append(f"CUDA {html.escape(env.cuda)}")
-    bits.append(html.escape(env.captured_at.replace("T", " ").replace("Z", " UTC")))
+        bits.append(f"CUDA {inert(env.cuda)}")
+    bits.append(inert(env.captured_at.replace("T", " ").replace("Z", " UTC")))
     bits.append(f'{label("wall", lang)} {format_seconds(capture.wall_time_s)}')
     if env.git_commit:
-        bits.append(f'{label("commit", lang)} <code>{html.escape(env.git_commit)}</code>')
+        bits.append(f'{label("commit", lang)} <code>{inert(env.git_commit)}</code>')
     return f'<p class="kb-provenance" data-device="{capture.device}">{label("ran_on", lang)}: {" · ".join(bits)}</p>'
 
 
