@@ -1,6 +1,8 @@
 """The ``kernelbook`` command: parse arguments, call one function, print, exit.
 
-Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error.
+Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error,
+3 an internal error (a bug: one line; ``KERNELBOOK_TRACEBACK=1`` shows its traceback),
+130 / 143 stopped by Ctrl-C / SIGTERM. Bad input never prints a traceback.
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
 standard library and torch (``merge`` not even torch): nothing here imports the site half
 (mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``.
@@ -16,6 +18,7 @@ import sys
 from pathlib import Path
 
 from .errors import KernelbookError
+from .processes import Stopped, exit_status, stop_on_signals
 
 
 def project_root() -> Path:
@@ -91,28 +94,26 @@ def _state_record(st) -> dict:
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
-    from .capture.kernels import TraceError, extract, load_trace
+    from .capture.kernels import TraceError, extract, read_json, validate_trace
     from .kernel_names import short_name
-    from .records import CaptureError, load
+    from .records import SCHEMA, CaptureError, from_json
 
     path = Path(args.file)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise KernelbookError(f"{path}: no such file")
-    if path.name.endswith(".json") and _looks_like_capture(path):
-        try:
-            cap = load(path)
-        except CaptureError as exc:
-            raise KernelbookError(str(exc)) from None
-        session = cap.last_session
-        kernels, launches, kind = (session.kernels, session.launches, session.device_kind) if session else ((), 0, cap.device)
-    else:
-        try:
-            found = extract(load_trace(path))
-        except TraceError as exc:
-            raise KernelbookError(str(exc)) from None
-        except (KeyError, TypeError, ValueError) as exc:  # events of the wrong shape
-            raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
-        kernels, launches, kind = found.kernels, found.launches, found.device_kind
+    try:
+        raw = read_json(path)  # bounded, strict JSON: a capture or a Chrome trace, told apart by content
+        if isinstance(raw, dict) and str(raw.get("schema", "")).startswith(SCHEMA.rsplit("/", 1)[0] + "/"):
+            cap = from_json(raw, str(path))
+            session = cap.last_session
+            kernels, launches, kind = (session.kernels, session.launches, session.device_kind) if session else ((), 0, cap.device)
+        else:
+            found = extract(validate_trace(raw, str(path)))
+            kernels, launches, kind = found.kernels, found.launches, found.device_kind
+    except (TraceError, CaptureError) as exc:
+        raise KernelbookError(str(exc)) from None
+    except (KeyError, TypeError, ValueError) as exc:  # events of some other wrong shape
+        raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
     if args.json:
         print(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
@@ -125,20 +126,12 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     return 0
 
 
-def _looks_like_capture(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return b'"schema": "kernelbook.capture/' in handle.read(200)
-    except OSError:  # a folder or an unreadable file: load_trace names the problem
-        return False
-
-
 def cmd_merge(args: argparse.Namespace) -> int:
     from .capture.merge import merge, summary
 
     root = project_root()
     dirs = [Path(d) for d in args.dirs]
-    print(summary(merge(root, dirs), dirs, root))
+    print(summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root))
     return 0
 
 
@@ -215,6 +208,8 @@ def parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("merge", help="bring captures from other folders (e.g. CI shard artifacts) into this tree")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="a folder holding snippets/<chapter>/captures/... like this tree")
+    m.add_argument("--allow-stale", action="store_true",
+                   help="put a capture over a fresher one in the tree (another version of the snippet, or taken earlier)")
     m.set_defaults(func=cmd_merge)
 
     n = sub.add_parser("notebooks", help="regenerate each chapter's notebook from its page, snippets and captures")
@@ -236,16 +231,35 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        with stop_on_signals():  # SIGTERM and SIGHUP stop kernelbook as Ctrl-C does: children killed, nothing half-written
+            return args.func(args)
     except KernelbookError as exc:
         print(f"kernelbook: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:
         if args.command not in SITE_COMMANDS:
-            raise
+            return _internal_error(exc)
         print(f"kernelbook: `kernelbook {args.command}` renders the site and needs mkdocs and its plugins ({exc}); "
               "install them with `pip install -e .` (capture, status, kernels and merge need only torch)", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("kernelbook: interrupted; captures already written are kept, nothing half-written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"kernelbook: interrupted ({_signal_name(exc)}); captures already written are kept, nothing half-written", file=sys.stderr)
+        return exit_status(exc)
+    except Exception as exc:  # noqa: BLE001 - see _internal_error
+        return _internal_error(exc)
+
+
+def _signal_name(exc: KeyboardInterrupt) -> str:
+    return str(exc) if isinstance(exc, Stopped) else "Ctrl-C"
+
+
+def _internal_error(exc: BaseException) -> int:
+    """A bug in kernelbook, not a problem with the input (which is always a KernelbookError, exit 2).
+
+    One line, exit 3; the traceback with KERNELBOOK_TRACEBACK=1 (or re-raised under it).
+    """
+    if os.environ.get("KERNELBOOK_TRACEBACK"):
+        raise exc
+    print(f"kernelbook: internal error, a bug in kernelbook: {type(exc).__name__}: {exc} "
+          "(run again with KERNELBOOK_TRACEBACK=1 for the traceback, and report it)", file=sys.stderr)
+    return 3
