@@ -45,4 +45,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf site .kernelbook build test-output
+	rm -rf site .site-* .kernelbook build test-output

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_env, make_project, run_cli, write
+from conftest import cli_env, make_project, process_gone, run_cli, write
 from kernelbook.capture.child import OUTPUT_CAP, SCRATCH_PREFIX, Capped, remove_stale_scratch
 
 # Records when it ran and a token both in its output and in its profiler trace, so that
@@ -129,17 +129,6 @@ time.sleep(300)
 """
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
 def _wait_for(check, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -171,7 +160,7 @@ def test_an_interrupt_stops_at_once_and_leaves_nothing(tmp_path, signum, code):
     assert time.monotonic() - sent < 10, "capture went on running after the interrupt"
     assert proc.returncode == code, err
     assert "interrupted" in err and "Traceback" not in err, err
-    assert _wait_for(lambda: all(map(_gone, waiting)), 10), waiting  # the snippet and what it started
+    assert _wait_for(lambda: all(map(process_gone, waiting)), 10), waiting  # the snippet and what it started
     assert not list(temp.glob(f"{SCRATCH_PREFIX}*"))
     assert not list((tmp_path / "book/snippets/ch01").glob("captures/*"))
     assert not (tmp_path / "book/.kernelbook/failures").exists() or not list((tmp_path / "book/.kernelbook/failures").iterdir())
@@ -180,7 +169,7 @@ def test_an_interrupt_stops_at_once_and_leaves_nothing(tmp_path, signum, code):
 def test_sigkill_takes_the_snippet_with_it_and_the_next_run_cleans_up(tmp_path):
     proc, waiting, temp, _ = _killed_while_running(tmp_path, signal.SIGKILL)
     proc.communicate(timeout=60)
-    assert _wait_for(lambda: all(map(_gone, waiting)), 15), "the snippet outlived a SIGKILLed capture"
+    assert _wait_for(lambda: all(map(process_gone, waiting)), 15), "the snippet outlived a SIGKILLed capture"
     stale = list(temp.glob(f"{SCRATCH_PREFIX}*"))
     assert len(stale) == 1  # nothing could remove it
     # Not ours, or still in use: never touched.
@@ -234,7 +223,7 @@ def test_a_leftover_process_holding_the_pipes_neither_delays_nor_fails_the_captu
     assert elapsed < 40, f"capture waited {elapsed:.0f}s for a process the snippet left behind"
     capture = json.loads((root / "snippets/ch01/captures/forker.cpu.json").read_text(encoding="utf-8"))
     assert capture["stdout"] == ["snippet done"]
-    assert _wait_for(lambda: _gone(int(pids.read_text())), 10)  # the group was stopped
+    assert _wait_for(lambda: process_gone(int(pids.read_text())), 10)  # the group was stopped
 
 
 # ---------------------------------------------------------------- output size

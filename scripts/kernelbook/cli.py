@@ -71,12 +71,17 @@ def cmd_status(args: argparse.Namespace) -> int:
             env = st.capture.environment if st.capture else None
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
-            print(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}")
+            print(_printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
     bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
     if args.strict and bad_cuda:
         print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
         return 1
     return 0
+
+
+def _printable(line: str) -> str:
+    """A line for a terminal: what a capture holds may include control characters (escape sequences)."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)
 
 
 def _state_record(st) -> dict:
@@ -136,9 +141,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
+    from .freshness import check_inputs
     from .site.commands import notebooks_check, notebooks_write
 
     root = project_root()
+    check_inputs(root)
     if args.check:
         stale = notebooks_check(root)
         for path in stale:
@@ -155,7 +162,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .freshness import cuda_present
+    from .freshness import check_inputs, cuda_present
 
     root = project_root()
     if not args.no_capture:
@@ -166,6 +173,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             if code:
                 print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
                 return code
+    check_inputs(root)  # what capture could not mend (a CUDA capture here): one line, before MkDocs starts
     from .site.commands import build
 
     # --no-capture: read_only, so the plugin checks the notebooks instead of writing them
@@ -174,9 +182,56 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """``mkdocs serve`` in a child that never outlives this process; SIGTERM and Ctrl-C are passed on."""
+    from .freshness import check_inputs
+    from .processes import die_with_parent
+
     root = project_root()
+    host, port = _dev_addr(args.dev_addr)
+    check_inputs(root)  # a broken snippet or capture: one line now, not a failing first build
+    _check_port_free(host, port)
     env = dict(os.environ, NO_MKDOCS_2_WARNING=os.environ.get("NO_MKDOCS_2_WARNING", "1"))
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env,
+                            preexec_fn=die_with_parent)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (processes.Stopped): the server goes with us, freeing the port
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+
+
+def _dev_addr(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    try:
+        number = int(port)
+        if not host or not 0 < number < 65536:
+            raise ValueError
+    except ValueError:
+        raise KernelbookError(f"--dev-addr {text!r}: expected HOST:PORT, e.g. 127.0.0.1:8000") from None
+    return host.strip("[]"), number
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Bind the address as the server will (SO_REUSEADDR, like MkDocs' server): taken is one line, exit 2."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise KernelbookError(f"--dev-addr {host}:{port}: cannot resolve {host!r} ({exc.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise KernelbookError(f"port {port} on {host} is not free ({exc.strerror}): another server holds it? "
+                                  "Stop it, or pick another with --dev-addr HOST:PORT") from None
 
 
 SITE_COMMANDS = ("build", "serve", "notebooks")  # the only ones that import kernelbook.site (mkdocs)

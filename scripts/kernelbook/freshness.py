@@ -11,7 +11,7 @@ from pathlib import Path
 from . import CAPTURE_FORMAT, machine
 from .errors import KernelbookError
 from .records import Capture, CaptureError, load
-from .snippets import Snippet, source_hash
+from .snippets import DEVICES, Snippet, discover, source_hash
 
 
 @dataclass(frozen=True)
@@ -120,3 +120,24 @@ def cuda_changes(capture: Capture, now: machine.CudaEnvironment) -> dict[str, st
         if then != current:
             changes[name] = f"{words} changed ({then or 'none'} -> {current or 'none'})"
     return changes
+
+
+def check_inputs(root: Path, folder: str = "snippets") -> None:
+    """Every snippet readable (named as :data:`snippets.NAME` says, UTF-8) and every capture
+    file usable: the first one that is not, as a one-line KernelbookError naming it.
+
+    For the commands that render (build, serve, notebooks): a broken input is named before
+    any work starts, instead of failing the build halfway.
+    """
+    for snippet in discover(root, folder):
+        source_hash(snippet.path)
+        for device in DEVICES:
+            path = snippet.capture_path(device)
+            if not path.exists() and not path.is_symlink():
+                continue
+            try:
+                capture = load(path)
+            except CaptureError as exc:
+                raise KernelbookError(f"{exc} (re-run `kernelbook capture --device {device} {snippet.id}`, or delete it)") from None
+            if capture.snippet != snippet.id or capture.device != device:
+                raise KernelbookError(f"{path}: records {capture.snippet} ({capture.device}), expected {snippet.id} ({device})")

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import KernelbookError
+from .errors import KernelbookError, shown
 
 CAPTURE_DIR = "captures"
 DEVICES = ("cuda", "cpu")
@@ -43,16 +43,9 @@ def discover(root: Path, folder: str = "snippets") -> list[Snippet]:
     found = [Snippet(id=f"{p.parent.name}/{p.stem}", path=p) for p in sorted(base.glob("*/*.py")) if not p.name.startswith("_")]
     for snippet in found:
         if not all(NAME.fullmatch(part) for part in snippet.id.split("/")):
-            raise KernelbookError(f"{_shown(snippet.path, root)}: chapter and snippet names must match {NAME.pattern} "
+            raise KernelbookError(f"{shown(snippet.path, root)}: chapter and snippet names must match {NAME.pattern} "
                                   "(lower-case ASCII letters, digits, _); rename it")
     return found
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 def read_source(path: Path) -> str:

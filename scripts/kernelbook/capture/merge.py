@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import KernelbookError
+from ..errors import KernelbookError, shown
 from ..files import InputError, read_bounded
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, load
 from ..snippets import CAPTURE_DIR, DEVICES, Snippet, discover, source_hash
@@ -117,22 +117,15 @@ def stale_over_fresh(incoming: Incoming, root: Path) -> str | None:
     current = source_hash(incoming.snippet.path)
     mine, theirs = incoming.capture, there
     if theirs.freshness.source_hash == current and mine.freshness.source_hash != current:
-        why = (f"{incoming.source} was captured from another version of the snippet than {_shown(target, root)} "
+        why = (f"{incoming.source} was captured from another version of the snippet than {shown(target, root)} "
                f"and snippets/{incoming.snippet.id}.py")
     elif (mine.freshness.source_hash == current) == (theirs.freshness.source_hash == current) and \
             mine.environment.captured_at < theirs.environment.captured_at:
-        why = (f"{incoming.source} ({mine.environment.captured_at}) is older than {_shown(target, root)} "
+        why = (f"{incoming.source} ({mine.environment.captured_at}) is older than {shown(target, root)} "
                f"({theirs.environment.captured_at})")
     else:
         return None
     return f"{why}; not putting a stale capture over a fresh one (--allow-stale does)"
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 def install(incoming: Incoming) -> bool:

@@ -283,6 +283,8 @@ def capture(
         if not todo:
             print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
             return []
+        for snippet in todo:  # a snippet that is not UTF-8: one line, before anything runs
+            source_hash(snippet.path)
         if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
             jobs = 1
         print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)

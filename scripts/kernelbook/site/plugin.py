@@ -37,6 +37,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
 
 from ..errors import KernelbookError
+from ..freshness import check_inputs
 from ..records import write_atomic
 from . import notebook_cache, notebook_pages, notebooks, twins
 from .book import Entry, load_book
@@ -129,9 +130,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         run = self.run
         settings = run.settings
         try:
+            check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
             planned = notebooks.planned(settings, run.book) if settings.notebooks else {}
-        except KernelbookError as exc:  # a snippet's name or bytes: one line, not a traceback
+        except KernelbookError as exc:  # a snippet's name or bytes, a capture that cannot be read: one line
             raise BadInput(f"kernelbook: {exc}") from None
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
             for note in entry.notes:
