@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import html
 import dataclasses
+import html
 import re
 
 
