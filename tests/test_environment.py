@@ -99,6 +99,29 @@ def test_every_change_is_named_at_once(tmp_path, fake_machine):
                             "triton changed (3.7.1 -> 3.8.0)")
 
 
+def test_a_mig_slice_of_the_same_gpu_is_the_same_gpu(tmp_path, fake_machine):
+    """torch names a MIG slice after its GPU; nvidia-smi names the GPU: no change."""
+    root = cuda_book(tmp_path / "book", device_name="NVIDIA A100-SXM4-80GB MIG 1g.10gb")
+    assert cuda_state(root).state == "fresh"
+    fake_machine["device_name"] = "NVIDIA A100-SXM4-80GB-X"  # another GPU, however alike its name
+    assert cuda_state(root).state == "stale"
+
+
+def test_an_old_driver_without_compute_cap_still_names_the_gpu(tmp_path, monkeypatch):
+    smi = tmp_path / "bin" / "nvidia-smi"
+    smi.parent.mkdir()
+    smi.write_text('#!/bin/sh\ncase "$*" in *compute_cap*) echo "Field compute_cap is not a valid field" >&2; exit 2;; esac\n'
+                   'echo "Tesla V100-SXM2-16GB, 450.80.02"\n', encoding="utf-8")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{smi.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    machine.nvidia_gpu.cache_clear()
+    try:
+        assert machine.nvidia_gpu() == ("Tesla V100-SXM2-16GB", None, "450.80.02")
+    finally:
+        machine.nvidia_gpu.cache_clear()
+
+
 def test_what_nvidia_smi_cannot_tell_is_not_compared(tmp_path, fake_machine):
     root = cuda_book(tmp_path / "book")
     fake_machine.update(device_name=None)  # nvidia-smi gave no answer

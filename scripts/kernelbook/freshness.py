@@ -117,6 +117,8 @@ def cuda_changes(capture: Capture, now: machine.CudaEnvironment) -> dict[str, st
         if current is None and name in ("device_name", "compute_capability", "driver"):
             continue
         then, current = (key(v) if v is not None else None for v in (then, current))
+        if name == "device_name" and then is not None and machine.same_gpu(then, current):
+            continue
         if then != current:
             changes[name] = f"{words} changed ({then or 'none'} -> {current or 'none'})"
     return changes

@@ -60,22 +60,26 @@ def cuda_runtime() -> str | None:
 
 
 @functools.cache
-def nvidia_gpu() -> tuple[str, str, str] | None:
-    """(name, compute capability, driver version) of the first GPU this process sees, or None."""
-    command = ["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"]
+def nvidia_gpu() -> tuple[str, str | None, str] | None:
+    """(name, compute capability, driver version) of the first GPU this process sees, or None.
+
+    Drivers older than the ``compute_cap`` field answer without it (capability None).
+    """
     visible = (os.environ.get("CUDA_VISIBLE_DEVICES") or "").split(",")[0].strip()
-    if visible:  # torch's device 0 is the first visible one
-        command.insert(1, f"--id={visible}")
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    for line in done.stdout.splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 3 and all(parts):
-            return parts[0], parts[1], parts[2]
+    for fields in ("name,compute_cap,driver_version", "name,driver_version"):
+        command = ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader"]
+        if visible:  # torch's device 0 is the first visible one
+            command.insert(1, f"--id={visible}")
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode != 0:
+            continue
+        for line in done.stdout.splitlines():
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) == fields.count(",") + 1 and all(parts):
+                return (parts[0], parts[1], parts[2]) if len(parts) == 3 else (parts[0], None, parts[1])
     return None
 
 
@@ -87,3 +91,9 @@ def cuda_environment() -> CudaEnvironment:
 
 def driver_major(version: str | None) -> str | None:
     return version.split(".", 1)[0] if version else None
+
+
+def same_gpu(recorded: str, seen: str) -> bool:
+    """torch names a MIG slice after its GPU ("NVIDIA A100-SXM4-40GB MIG 1g.5gb"), nvidia-smi the GPU alone."""
+    recorded, seen = recorded.strip(), seen.strip()
+    return recorded == seen or recorded.startswith(seen + " ") or seen.startswith(recorded + " ")

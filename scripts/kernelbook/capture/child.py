@@ -145,6 +145,9 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float, running:
     try:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, pass_fds=(lifeline,))
+    except BaseException:
+        os.close(keep)
+        raise
     finally:
         os.close(lifeline)
     running.add(proc.pid)
