@@ -89,11 +89,16 @@ def test_a_second_capture_waits_then_finds_nothing_stale(tmp_path):
 
 
 VANDAL = """
+import os
 from pathlib import Path
 captures = Path(__file__).parent / "captures"
 (captures / "good.cpu.json").write_text("clobbered\\n")
 (captures / "extra.cpu.json").write_text("{}\\n")
 (captures / "note.txt").unlink()
+os.mkfifo(captures / "pipe.cpu.json")
+(captures / "folder").mkdir()
+(captures / "folder" / "inside.json").write_text("{}")
+(Path(__file__).parents[1] / "ch03" / "captures").mkdir(parents=True)
 print("vandalised")
 """
 
@@ -112,9 +117,11 @@ def test_a_snippet_that_writes_into_the_captures_folder_fails_and_is_undone(tmp_
     assert "FAILED ch01/vandal (cpu)" in done.stderr
     assert "it wrote into the captures folders" in done.stderr
     for word in ("snippets/ch01/captures/good.cpu.json (changed)", "snippets/ch01/captures/extra.cpu.json (added)",
-                 "snippets/ch01/captures/note.txt (removed)"):
+                 "snippets/ch01/captures/note.txt (removed)", "snippets/ch01/captures/pipe.cpu.json (added)",
+                 "snippets/ch01/captures/folder (added)", "snippets/ch03/captures (added)"):
         assert word in done.stderr, done.stderr
     assert {p: p.read_bytes() for p in root.glob("snippets/*/captures/*")} == before  # all put back, vandal's own not written
+    assert not (root / "snippets/ch03/captures").exists()
     assert note.read_text() == "kept by a person\n"
 
 

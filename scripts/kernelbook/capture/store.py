@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
+import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -99,52 +101,79 @@ def _nothing() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Seen:
-    signature: tuple[int, int, int, int]  # size, inode, mtime, ctime: any write or rename changes one
-    data: bytes
+    signature: tuple[int, int, int, int, int]  # type, size, inode, mtime, ctime: any write or rename changes one
+    data: bytes | None  # a regular file's bytes, to put back
 
 
 class Guard:
-    """Every file in ``snippets/*/captures/`` as kernelbook last left it, to catch a snippet writing there."""
+    """Everything in ``snippets/*/captures/`` as kernelbook last left it, to catch a snippet writing there."""
 
     def __init__(self, root: Path):
         self.root = root
         self.lock = threading.RLock()
-        self.files = {path: _Seen(_signature(path), path.read_bytes()) for path in self._present()}
+        self.entries = {path: _seen(path) for path in self._present()}
 
-    def _present(self) -> list[Path]:
-        return sorted(p for p in (self.root / "snippets").glob(f"*/{CAPTURE_DIR}/*") if p.is_file() or p.is_symlink())
+    def _present(self) -> set[Path]:
+        """Every entry (files, links, folders, FIFOs...) in every captures folder; links are not followed."""
+        found = set()
+        for folder in (self.root / "snippets").glob(f"*/{CAPTURE_DIR}"):
+            found.add(folder)
+            if folder.is_dir() and not folder.is_symlink():
+                found.update(folder.iterdir())
+        return found
 
     def expect(self, written: list[Path], removed: list[Path]) -> None:
         """What kernelbook itself just wrote and removed (called by :func:`install`)."""
         with self.lock:
             for path in written:
-                self.files[path] = _Seen(_signature(path), path.read_bytes())
+                self.entries[path] = _seen(path)
+                self.entries.setdefault(path.parent, _seen(path.parent))
             for path in removed:
-                self.files.pop(path, None)
+                self.entries.pop(path, None)
 
     def restore(self) -> list[str]:
-        """Put back every file changed, added or removed since; what was put back, e.g. "x.cpu.json (changed)"."""
+        """Put back everything changed, added or removed since; what was put back, e.g. "x.cpu.json (changed)"."""
         with self.lock:
             found = []
-            present = set(self._present())
-            for path in sorted(present - set(self.files)):
-                path.unlink(missing_ok=True)
+            for path in sorted(self._present() - set(self.entries), key=lambda p: len(p.parts)):
+                _remove(path)
                 found.append((path, "added"))
-            for path, seen in self.files.items():
-                if path not in present:
+            for path, seen in sorted(self.entries.items(), key=lambda item: len(item[0].parts)):  # folders first
+                try:
+                    now = _seen(path, read=False).signature
+                except OSError:
+                    now = None
+                if now is None:
                     found.append((path, "removed"))
-                elif path.is_symlink() or _signature(path) != seen.signature:
-                    found.append((path, "changed"))
+                elif now != seen.signature and (seen.data is not None or now[0] != seen.signature[0]):
+                    found.append((path, "changed"))  # a folder's times change with its files: only its type counts
                 else:
                     continue
-                if path.is_symlink():
-                    path.unlink()
-                path.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(temp_beside(path, seen.data), path)
-                self.files[path] = _Seen(_signature(path), seen.data)
+                if seen.data is not None:
+                    _remove(path)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(temp_beside(path, seen.data), path)
+                elif stat.S_ISDIR(seen.signature[0]):
+                    if now is not None:
+                        _remove(path)
+                    path.mkdir(parents=True, exist_ok=True)
+                else:  # a FIFO or the like that was there before: nothing to put back but its absence
+                    self.entries.pop(path)
+                    continue
+                self.entries[path] = _seen(path)
             return [f"{path.relative_to(self.root)} ({how})" for path, how in found]
 
 
-def _signature(path: Path) -> tuple[int, int, int, int]:
-    info = path.stat()
-    return info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns
+def _seen(path: Path, read: bool = True) -> _Seen:
+    info = path.lstat()
+    regular = stat.S_ISREG(info.st_mode)
+    data = path.read_bytes() if read and regular else None
+    return _Seen((stat.S_IFMT(info.st_mode), info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns), data)
+
+
+def _remove(path: Path) -> None:
+    """Whatever is at ``path`` (a link itself, never what it points to)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
