@@ -15,9 +15,10 @@ BIN := $(VENV)/bin
 site: $(VENV)/.installed
 	$(BIN)/kernelbook build
 
-# pytest's exit 5 means it collected no test: never a pass.
-test: $(VENV)/.installed .ci/.chromium
-	$(BIN)/python -m pytest; code=$$?; \
+# pytest's exit 5 means it collected no test: never a pass. Tests write nothing into the
+# checkout, bytecode caches included.
+test: $(VENV)/.installed .ci/.browser
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest; code=$$?; \
 	if [ $$code -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$code
 
 capture: $(VENV)/.installed
@@ -39,9 +40,14 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
-# Browser tests drive Debian's chromium (never `playwright install`).
-.ci/.chromium:
-	command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
+# Browser tests drive Debian's chromium (never `playwright install`), with a Japanese font:
+# without one every Japanese glyph renders as a box (tests/test_browser.py checks it does not).
+BROWSER_PACKAGES := chromium fonts-noto-cjk
+.ci/.browser:
+	@if ! command -v chromium >/dev/null || ! dpkg-query -W -f='$${Status}' fonts-noto-cjk 2>/dev/null | grep -q "ok installed"; then \
+		echo "installing $(BROWSER_PACKAGES) (apt-get)"; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES) >/dev/null; \
+	fi
 	touch $@
 
 clean:

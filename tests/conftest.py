@@ -17,14 +17,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
-# ../shared beside the checkout (or beside a folder of worktrees above it)
-REAL_TRACES = next((p / "shared" / "fixtures" / "real-traces" for p in ROOT.parents if (p / "shared" / "fixtures" / "real-traces").is_dir()),
-                   ROOT.parent / "shared" / "fixtures" / "real-traces")
+# Real A100 traces from HolisticTraceAnalysis's test data (MIT, notice beside them): part of
+# the checkout, so the tests that read them run everywhere.
+REAL_TRACES = ROOT / "tests" / "fixtures" / "real-traces"
 SIMPLE_ADD = "benchmark_simple_add_trace.json.gz"
 BIG_TRACE = "benchmark_result_493459_1694039959_trace.json.gz"
 
 if str(SCRIPTS) not in sys.path:  # the package also works without `pip install -e .`
     sys.path.insert(0, str(SCRIPTS))
+# Tests write nothing into the checkout: no __pycache__ beside the sources, here or in the
+# processes they start (mkdocs, the CLI, snippets).
+sys.dont_write_bytecode = True
+os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -79,8 +83,8 @@ def make_project(root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real_traces() -> Path:
-    if not (REAL_TRACES / SIMPLE_ADD).is_file() or not (REAL_TRACES / BIG_TRACE).is_file():
-        pytest.skip(f"real GPU traces not found at {REAL_TRACES} (../shared is absent in this checkout)")
+    for name in (SIMPLE_ADD, BIG_TRACE, "LICENSE.HolisticTraceAnalysis"):
+        assert (REAL_TRACES / name).is_file(), f"{REAL_TRACES / name} is missing: it is part of the checkout"
     return REAL_TRACES
 
 
@@ -90,7 +94,7 @@ _CPU_TRACES = """
 import sys
 import torch
 import torch._inductor.config as inductor_config
-from torch.profiler import ProfilerActivity, profile
+from torch.profiler import ProfilerActivity, profile, record_function
 
 inductor_config.cpp.enable_kernel_profile = True
 out = sys.argv[1]
@@ -102,6 +106,18 @@ def add_relu(a, b):
 
 a, b = torch.randn(4096), torch.randn(4096)
 i = torch.arange(4096)
+m = torch.randn(64, 64)
+
+
+def interpreted_launch():
+    # what a snippet does around a Triton launch under TRITON_INTERPRET=1: the
+    # interpreter's work shows up as aten copies inside the range
+    with record_function("triton: add_kernel"):
+        out = torch.empty_like(a)
+        out.copy_(a)
+        out.copy_(b)
+    return out
+
 cases = {
     "eager": lambda: add_relu(a, b),
     "compiled": (lambda fn: lambda: fn(a, b))(torch.compile(add_relu)),
@@ -110,6 +126,8 @@ cases = {
     "sum": lambda: a.sum(),  # aten::sum -> aten::sum -> aten::fill_
     "where": lambda: torch.where(a > 0, a, 0.0),  # aten::gt, aten::where -> aten::scalar_tensor
     "convert": lambda: i.float(),  # aten::to -> aten::_to_copy -> aten::copy_: one conversion
+    "mm": lambda: torch.mm(m, m.t()),  # aten::mm calls aten::resolve_conj on its inputs: metadata only
+    "triton": interpreted_launch,  # one launch of add_kernel, not two copies
 }
 for name, fn in cases.items():
     fn()  # warm-up, and compilation for the compiled one
@@ -127,7 +145,7 @@ def cpu_traces(tmp_path_factory) -> dict[str, Path]:
     done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True,
                           timeout=600, env=cli_env(CUDA_VISIBLE_DEVICES=""))
     assert done.returncode == 0, done.stderr[-3000:]
-    return {name: out / f"{name}.json" for name in ("eager", "compiled", "add_scalar", "sum", "where", "convert")}
+    return {name: out / f"{name}.json" for name in ("eager", "compiled", "add_scalar", "sum", "where", "convert", "mm", "triton")}
 
 
 # ---------------------------------------------------------------- the built site
@@ -143,23 +161,28 @@ sys.exit(build(Path(sys.argv[1]), Path(sys.argv[2]), plugin=json.loads(sys.argv[
 """
 
 
-def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600, cache_dir: Path | None = None) -> subprocess.CompletedProcess:
+def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600, cache_dir: Path | None = None,
+                 read_only: bool = False) -> subprocess.CompletedProcess:
     """``mkdocs build --strict`` of ``project`` into ``site_dir``, as the README's build does.
 
-    ``cache_dir``: the plugin's cache (default: the project's own ``.kernelbook/cache``).
+    ``cache_dir``: the plugin's cache (default: the project's own ``.kernelbook/cache``);
+    ``read_only``: the plugin writes nothing into docs/ (as ``kernelbook build --no-capture``).
     """
-    if cache_dir is None:
+    if cache_dir is None and not read_only:
         cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
     else:
-        cmd = [sys.executable, "-c", _BUILD, str(project), str(site_dir), json.dumps({"cache_dir": str(cache_dir)})]
+        options = {"read_only": read_only} | ({"cache_dir": str(cache_dir)} if cache_dir else {})
+        cmd = [sys.executable, "-c", _BUILD, str(project), str(site_dir), json.dumps(options)]
     return subprocess.run(cmd, cwd=project, env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site, built once per test session from the committed captures (its caches in a temporary folder)."""
+    """The real site, built once per test session from what is committed, writing nothing into the checkout:
+    the site and the plugin's caches go to temporary folders, and with ``read_only`` a notebook out of date
+    fails the build instead of being rewritten in docs/."""
     site = tmp_path_factory.mktemp("site")
-    done = mkdocs_build(ROOT, site, cache_dir=tmp_path_factory.mktemp("cache"))
+    done = mkdocs_build(ROOT, site, cache_dir=tmp_path_factory.mktemp("cache"), read_only=True)
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
     return site
 

@@ -2,8 +2,9 @@
 
 Never ``playwright install``: the tests use the system's ``chromium`` and are skipped,
 saying so, only where there is none. The site is the one ``built_site`` (conftest.py)
-builds once per session, served from 127.0.0.1. Screenshots of the chapter go to
-test-output/screenshots/ (git-ignored) for a person to look at.
+builds once per session, served from 127.0.0.1. Screenshots of the chapter go to a
+temporary folder, or to ``$KERNELBOOK_SCREENSHOTS`` when set, for a person to look at;
+never into the checkout.
 """
 
 from __future__ import annotations
@@ -11,23 +12,35 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import os
+import re
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 import pytest
 
-from conftest import CHROMIUM, ROOT
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH (Debian: apt-get install chromium); never `playwright install`")
 
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"
-SCREENSHOTS = ROOT / "test-output" / "screenshots"
 CHAPTER = {"ja": "/ch01/", "en": "/en/ch01/"}
 HOME = {"ja": "/", "en": "/en/"}
 CUDA_NAME = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)"
 
 
 # ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    """Where screenshots go: ``$KERNELBOOK_SCREENSHOTS``, else a temporary folder (printed)."""
+    folder = Path(os.environ["KERNELBOOK_SCREENSHOTS"]) if os.environ.get("KERNELBOOK_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -193,8 +206,33 @@ def test_search_finds_the_fusion_section_in_the_readers_language(context, site_u
         assert first[0] == CHAPTER[lang], f"first result for {query!r} is {first[0]}, not the chapter in the reader's language {CHAPTER[lang]}: {items}"
         best_section = next((href for href in first if "#" in href), None)
         assert best_section == CHAPTER[lang] + "#fusion", f"best section for {query!r}: {best_section}; all results: {items}"
-        # One index holds both languages (mkdocs-static-i18n writes one; material cannot
-        # filter it by language): the other language's pages may follow, never lead.
+
+
+def _in_language(path: str, lang: str) -> bool:
+    return path.startswith("/en/") if lang == "en" else not path.startswith("/en/")
+
+
+# Terms both languages' pages hold: the reader's search must return only their own.
+BOTH = [("en", "GPU"), ("ja", "GPU"), ("en", "torch.compile"), ("ja", "torch.compile"), ("en", "kernel launch"), ("ja", "GPU メモリ")]
+
+
+@pytest.mark.parametrize(("lang", "query"), BOTH)
+def test_search_returns_only_pages_in_the_readers_language(context, site_url, lang, query):
+    other = "ja" if lang == "en" else "en"
+    with open_page(context) as w:
+        load(w, site_url + HOME[lang])
+        search_ready(w.page, timeout=30_000)
+        fetched = [u for u in w.requests if u.endswith("/search/search_index.json")]  # before the test's own fetches
+        # never vacuous: the other language's chapter holds the term too
+        word = query.split()[0]
+        assert word.lower() in urlopen(site_url + CHAPTER[other]).read().decode().lower(), f"{word!r} is not on {CHAPTER[other]}: pick another term"
+        items = search(w, query)
+        assert items, f"{query!r} finds nothing on {HOME[lang]}: " + "\n".join(_worker_failures(w))
+        links = [href for item in items for href in item]
+        foreign = [href for href in links if not _in_language(href, lang)]
+        assert foreign == [], f"{query!r} on {HOME[lang]} returns pages of another language: {foreign}; all results: {items}"
+        assert fetched == [site_url + HOME[lang] + "search/search_index.json"], f"the page fetched {fetched}, not its language's index"
+        assert w.errors == [], "\n".join(w.errors)
 
 
 @pytest.mark.parametrize(("lang", "query"), [("en", "kernel"), ("en", "torch"), ("ja", "カーネル")])
@@ -212,11 +250,17 @@ def test_search_for_the_books_own_words_finds_pages(context, site_url, lang, que
 # ---------------------------------------------------------------- kernel names, exactly
 
 
-def _cpu_kernel_names() -> dict[str, list[str]]:
-    """Snippet id -> the kernel names of the capture's last profiler session, in table order."""
+def _ran_on_the_page(lang: str) -> list[str]:
+    """The snippets the chapter page runs (``[[kb:run SNIPPET]]``), in page order."""
+    return re.findall(r"^\[\[kb:run (\S+)\]\]$", (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8"), re.M)
+
+
+def _cpu_kernel_names(lang: str) -> dict[str, list[str]]:
+    """Snippet id -> the kernel names of its capture's last profiler session, in table order, for
+    every example the chapter page runs that profiles."""
     names = {}
-    for path in sorted(CAPTURES.glob("*.cpu.json")):
-        raw = json.loads(path.read_text(encoding="utf-8"))
+    for snippet in _ran_on_the_page(lang):
+        raw = json.loads((CAPTURES / f"{snippet.split('/')[1]}.cpu.json").read_text(encoding="utf-8"))
         if raw["sessions"]:
             names[raw["snippet"]] = [k["name"] for k in raw["sessions"][-1]["kernels"]]
     return names
@@ -230,7 +274,7 @@ _TABLE_NAMES = """root => [...root.querySelectorAll('.kb-kernels table')]
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_kernel_tables_show_the_captures_names_exactly(context, site_url, lang):
-    expected = _cpu_kernel_names()
+    expected = _cpu_kernel_names(lang)
     assert len(expected) >= 3, f"too few CPU captures with kernels under {CAPTURES}"
     with open_page(context) as w:
         load(w, site_url + CHAPTER[lang])
@@ -267,6 +311,95 @@ def test_template_kernel_name_displays_exactly(context, site_url):
         assert w.errors == [], "\n".join(w.errors)
 
 
+# ---------------------------------------------------------------- the instructors' links
+
+INSTRUCTORS = {"ja": "/instructors/", "en": "/en/instructors/"}
+_INDEX = """() => [...document.querySelectorAll('.kb-sections-page, .kb-sections li')].map(e => {
+  const line = e.matches('h3') ? e.nextElementSibling : e;
+  const button = line.querySelector('button.kb-copy');
+  return {href: e.querySelector('a').href, shown: line.querySelector('.kb-url code').innerText,
+          copies: button.dataset.kbCopy, visible: button.checkVisibility()};
+})"""
+
+
+def _published() -> str:
+    from conftest import book_settings
+
+    return book_settings().site_url.rstrip("/") + "/"
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_instructors_links_work_where_the_site_is_served_and_show_the_published_url(context, site_url, lang):
+    published = _published()
+    with open_page(context) as w:
+        load(w, site_url + INSTRUCTORS[lang])
+        entries = w.page.evaluate(_INDEX)
+        assert len(entries) >= 10, entries
+        for e in entries:
+            assert e["href"].startswith(site_url + HOME[lang]), f"{e['href']} is not on the site being served ({site_url}{HOME[lang]})"
+            assert e["shown"] == e["copies"] == published + e["href"][len(site_url) + 1:], e
+            assert e["visible"], f"the copy button for {e['shown']} is hidden (kernelbook.js did not run?)"
+        search_ready(w.page, timeout=30_000)  # else the click aborts the search worker's lazy loads, a failed request
+        w.page.locator(".kb-sections a[href$='#fusion']").click()  # a link goes to its section here, not to site_url
+        w.page.wait_for_url(site_url + CHAPTER[lang] + "#fusion")
+        assert w.page.locator("#fusion").is_visible()
+        assert w.errors == [], "\n".join(w.errors)
+
+
+def test_copy_buttons_copy_the_published_url_by_mouse_and_by_keyboard(context, site_url):
+    published = _published()
+    with open_page(context) as w:
+        load(w, site_url + INSTRUCTORS["en"])
+        fusion = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#fusion']"))
+        fusion.locator("button.kb-copy").click()
+        assert w.page.evaluate("navigator.clipboard.readText()") == published + "en/ch01/#fusion"
+        assert fusion.locator("button.kb-copy").inner_text() == "Copied"
+        assert w.page.get_by_role("status").inner_text() == "Copied"  # said to screen readers too
+        # keyboard only: Tab from the section's link reaches its button; Enter copies
+        summary = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#summary']"))
+        summary.locator("a").focus()
+        w.page.keyboard.press("Tab")  # the button comes right after the link
+        assert w.page.evaluate("document.activeElement.dataset.kbCopy") == published + "en/ch01/#summary"
+        w.page.keyboard.press("Enter")
+        w.page.wait_for_function("() => document.activeElement.dataset.kbState === 'copied'")
+        assert w.page.evaluate("navigator.clipboard.readText()") == published + "en/ch01/#summary"
+        w.page.keyboard.press("Space")  # a <button>: Space works as well
+        assert w.errors == [], "\n".join(w.errors)
+
+
+def test_copy_without_a_clipboard_selects_the_url_quietly(browser, site_url):
+    """No clipboard API and execCommand refused (an insecure page, a locked-down browser):
+    no error anywhere, the URL is selected for the reader to copy, and the button says so."""
+    with open_page(browser) as w:
+        w.page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined});"
+                               "document.execCommand = () => { throw new Error('refused'); };")
+        load(w, site_url + INSTRUCTORS["ja"])
+        item = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#fusion']"))
+        button = item.locator("button.kb-copy")
+        button.click()
+        w.page.wait_for_function("() => document.querySelector('[data-kb-state]') !== null")
+        assert w.page.evaluate("getSelection().toString()") == _published() + "ch01/#fusion"
+        assert button.get_attribute("data-kb-state") == "failed"
+        assert button.inner_text() == button.get_attribute("data-kb-failed") and "Ctrl+C" in button.inner_text()
+        assert w.errors == [], "\n".join(w.errors)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_urls_wrap_only_between_their_parts_on_a_phone(browser, site_url, lang):
+    with open_page(browser, viewport={"width": 375, "height": 812}) as w:
+        load(w, site_url + INSTRUCTORS[lang])
+        got = w.page.evaluate("""() => ({
+          parts: [...document.querySelectorAll('.kb-url code span')].map(s => [s.textContent, s.getClientRects().length]),
+          wrapped: [...document.querySelectorAll('.kb-url code')].filter(c => new Set([...c.getClientRects()].map(r => Math.round(r.top))).size > 1).length,
+          page: [document.documentElement.scrollWidth, window.innerWidth]})""")
+        split = [text for text, rects in got["parts"] if rects != 1]
+        assert split == [], f"URL parts broken across lines at 375 px: {split}"
+        assert any(text.startswith("#") for text, _ in got["parts"])  # the anchors are parts of their own
+        assert got["wrapped"] > 0, "no URL needed to wrap at 375 px: this test proves nothing"
+        assert got["page"][0] <= got["page"][1], f"the page scrolls sideways at 375 px: {got['page']}"
+        assert w.errors == [], "\n".join(w.errors)
+
+
 # ---------------------------------------------------------------- copy button
 
 
@@ -286,6 +419,58 @@ def test_copy_button_copies_the_snippet(context, site_url):
         copied = w.page.evaluate("navigator.clipboard.readText()")
         assert copied.rstrip() == snippet.rstrip()
         assert w.errors == [], "\n".join(w.errors)
+
+
+# ---------------------------------------------------------------- nothing covers what it labels
+
+# Each copy button (material's on the pages, mkdocs-jupyter's on the notebook pages): the
+# code text it covers (only what shows: a long line is clipped by its box) and how far it
+# stands inside the block it belongs to (negative: on or over the block's border).
+_COPY_BUTTONS = """() => [...document.querySelectorAll('pre > .md-code__nav, .CodeMirror > .zeroclipboard-container')].map(nav => {
+  const button = nav.getBoundingClientRect();
+  const code = nav.parentElement.querySelector(':scope > code, :scope > .highlight-ipynb > pre');
+  const block = nav.closest('.jp-InputArea-editor') || nav.parentElement;
+  const view = code.getBoundingClientRect(), box = block.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(code);
+  const covered = [...range.getClientRects()]
+    .map(r => ({l: Math.max(r.left, view.left), r: Math.min(r.right, view.right), t: Math.max(r.top, view.top), b: Math.min(r.bottom, view.bottom)}))
+    .filter(r => r.r > r.l && r.b > r.t && r.l < button.right && r.r > button.left && r.t < button.bottom && r.b > button.top);
+  return {where: (code.textContent.trim().split('\\n')[0] || '').slice(0, 60), covered: covered.length,
+          margin: Math.min(button.left - box.left, box.right - button.right, button.top - box.top, box.bottom - button.bottom)};
+})"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+@pytest.mark.parametrize("path", ["/en/ch01/", "/ch01/notebook/"])
+def test_copy_buttons_cover_no_code_and_sit_inside_their_block(browser, site_url, path, width):
+    with open_page(browser, viewport={"width": width, "height": 812}) as w:
+        load(w, site_url + path)
+        w.page.wait_for_selector("pre > .md-code__nav, .zeroclipboard-container", state="attached")
+        buttons = w.page.evaluate(_COPY_BUTTONS)
+        assert buttons, f"{path}: no copy buttons at all"
+        over = [b["where"] for b in buttons if b["covered"]]
+        assert over == [], f"{path} at {width} px: a copy button covers the code of {over}"
+        edge = [(b["where"], round(b["margin"], 1)) for b in buttons if b["margin"] < 2]
+        assert edge == [], f"{path} at {width} px: a copy button sits on its block's border: {edge}"
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_kernel_table_caption_stands_clear_of_the_box(browser, site_url, width):
+    with open_page(browser, viewport={"width": width, "height": 812}) as w:
+        load(w, site_url + CHAPTER["en"])
+        gaps = w.page.evaluate("""() => [...document.querySelectorAll('.kb-kernels table')].map(table => {
+          const caption = table.querySelector('caption'), range = document.createRange();
+          range.selectNodeContents(caption);
+          const text = range.getBoundingClientRect(), box = table.getBoundingClientRect();
+          const cell = document.createRange();
+          cell.selectNodeContents(table.querySelector('th'));
+          return [text.left - box.left, text.top - box.top, cell.getBoundingClientRect().left - text.left];
+        })""")
+        assert gaps, "no kernel tables"
+        for left, top, misalign in gaps:
+            assert left >= 8 and top >= 4, f"a kernel table's caption touches its box at {width} px: {left:.1f} px from the left edge, {top:.1f} from the top"
+            assert abs(misalign) <= 2, f"the caption is {misalign:.1f} px out of line with the cells' text"
 
 
 # ---------------------------------------------------------------- dark mode, a phone's width
@@ -308,12 +493,11 @@ _OVERFLOW = """() => {
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang, screenshots):
     with open_page(browser, color_scheme="dark", viewport={"width": 375, "height": 812}) as w:
         load(w, site_url + CHAPTER[lang])
         got = w.page.evaluate(_OVERFLOW)
-        w.page.screenshot(path=str(SCREENSHOTS / f"ch01-{lang}-dark-375.png"), full_page=True)
+        w.page.screenshot(path=str(screenshots / f"ch01-{lang}-dark-375.png"), full_page=True)
         assert got["scheme"] == "slate", f"dark colour scheme not applied: {got['scheme']}"
         content, page = got["content"], got["page"]
         assert content[0] <= content[1] + 1, f"{CHAPTER[lang]}: the main text overflows sideways at 375 px ({content}); too wide: {got['wide']}"
@@ -324,15 +508,170 @@ def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang):
         assert w.errors == [], "\n".join(w.errors)
 
 
+# What the chapter shows a reader, each item visible (a box with an area, not hidden, inside
+# the page's width): every example with its code, its printed output and its kernel panel
+# where it profiled, every figure, the objectives, every question.
+_SEEN = """() => {
+  const shown = e => { if (!e) return false; const r = e.getBoundingClientRect(); const st = getComputedStyle(e);
+    return r.width > 20 && r.height > 8 && st.visibility !== 'hidden' && st.display !== 'none' && r.left >= -1 && r.right <= window.innerWidth + 1; };
+  const examples = [...document.querySelectorAll('.kb-example')];
+  return {
+    examples: examples.map(x => ({id: x.id, code: shown(x.querySelector('.highlight code')),
+      output: shown(x.querySelector('.kb-label + div pre, .kb-label + pre')) || (x.querySelector('.kb-label') || {}).textContent?.includes('('),
+      kernels: !!x.querySelector('.kb-kernels') && shown(x.querySelector('.kb-kernels table')),
+      provenance: shown(x.querySelector('.kb-provenance'))})),
+    // a figure holds one drawing per layout: the one the stylesheet shows is what the reader sees
+    figures: [...document.querySelectorAll('figure.kb-figure')].map(f => { const svg = [...f.querySelectorAll('svg')].find(v => v.checkVisibility()) || f.querySelector('svg');
+      return [f.id, shown(f) && svg.getBoundingClientRect().width > 300, svg.getBoundingClientRect().height]; }),
+    objectives: [...document.querySelectorAll('.kb-objectives li')].filter(shown).length,
+    questions: [...document.querySelectorAll('.kb-predict')].filter(q => shown(q) && shown(q.querySelector('details summary'))).length,
+  };
+}"""
+
+
+def _page_directives(lang: str) -> dict[str, int]:
+    text = (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8")
+    return {"runs": len(_ran_on_the_page(lang)), "figures": len(re.findall(r"^\[\[kb:figure \w+\]\]$", text, re.M)),
+            "predicts": len(re.findall(r"^\[\[kb:predict ", text, re.M)),
+            "objectives": len(re.findall(r"^  - ", text.split("\n---\n", 1)[0], re.M))}
+
+
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_light_screenshot_of_the_chapter(context, site_url, lang):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with open_page(context) as w:
+@pytest.mark.parametrize("width", [1280, 375])
+def test_screenshot_of_the_chapter_shows_its_examples_panels_figures_and_questions(context, site_url, lang, width, screenshots):
+    want = _page_directives(lang)
+    profiled = {s for s, names in _cpu_kernel_names(lang).items() if names}
+    with open_page(context, viewport={"width": width, "height": 900}) as w:
         load(w, site_url + CHAPTER[lang])
         assert w.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
-        out = SCREENSHOTS / f"ch01-{lang}-light.png"
+        seen = w.page.evaluate(_SEEN)
+        out = screenshots / f"ch01-{lang}-light-{width}.png"
         w.page.screenshot(path=str(out), full_page=True)
-        assert out.stat().st_size > 10_000
+    ids = [f"kb-{s.replace('/', '-').replace('_', '-')}" for s in _ran_on_the_page(lang)]
+    assert [x["id"] for x in seen["examples"]] == ids and len(ids) == want["runs"] >= 5
+    for x in seen["examples"]:
+        assert x["code"] and x["output"] and x["provenance"], x
+        assert x["kernels"] == (x["id"] in {f"kb-{s.replace('/', '-').replace('_', '-')}" for s in profiled}), x
+    assert len(seen["figures"]) == want["figures"] == 3 and all(visible and height > 100 for _, visible, height in seen["figures"]), seen["figures"]
+    assert seen["objectives"] == want["objectives"] >= 3
+    assert seen["questions"] == want["predicts"] >= 1
+    assert out.stat().st_size > 10_000
+
+
+# ---------------------------------------------------------------- figures fit the screen
+
+_FIGURES = """() => [...document.querySelectorAll('figure.kb-figure')].map(fig => {
+  const shown = [...fig.querySelectorAll('svg')].filter(s => s.checkVisibility());
+  const svg = shown[0];
+  const box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width;
+  const inside = r => r.width > 0 && r.left >= Math.max(box.left, 0) - 1 && r.right <= Math.min(box.right, innerWidth) + 1;
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim());
+  const charts = [...svg.querySelectorAll('.kb-chart')].map(c => [c.dataset.chart, inside(c.getBoundingClientRect())]);
+  return {id: fig.id, shown: shown.map(s => [...s.classList].find(c => c.startsWith('kb-layout-'))),
+          width: box.width, smallest: Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize) * scale)),
+          cut: texts.filter(t => !inside(t.getBoundingClientRect())).map(t => t.textContent),
+          arrays: texts.filter(t => ['a', 'b', 'tmp', 'c'].includes(t.textContent) && inside(t.getBoundingClientRect())).map(t => t.textContent),
+          charts};
+})"""
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "layout"), [(375, "kb-layout-narrow"), (1280, "kb-layout-wide")])
+def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout, screenshots):
+    """At 375 px: no figure is wider than the screen or scrolls, no label is cut off, text is at
+    least 11 px; every array of the traffic figure and both sweep charts are in view."""
+    with open_page(browser, viewport={"width": width, "height": 812}) as w:
+        load(w, site_url + CHAPTER[lang])
+        figures_ = {f["id"]: f for f in w.page.evaluate(_FIGURES)}
+        page = w.page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+        w.page.locator("#kb-figure-traffic").screenshot(path=str(screenshots / f"traffic-{lang}-{width}.png"))
+        assert set(figures_) == {"kb-figure-traffic", "kb-figure-timeline", "kb-figure-sweep"}, list(figures_)
+        for name, f in figures_.items():
+            assert f["width"] <= width, f"{name} is {f['width']} px wide on a {width}-px screen"
+            assert f["cut"] == [], f"{name}: text outside the figure or the screen at {width} px: {f['cut']}"
+            assert f["smallest"] >= 11, f"{name}: its smallest text is {f['smallest']:.1f} px on screen at {width} px"
+        assert sorted(figures_["kb-figure-traffic"]["arrays"]) == sorted(["a", "b", "tmp", "c"] * 2)
+        assert figures_["kb-figure-sweep"]["charts"] == [["time", True], ["bandwidth", True]]
+        assert page[0] <= page[1], f"the page scrolls sideways at {width} px: {page}"
+        assert {name: f["shown"] for name, f in figures_.items()} == dict.fromkeys(figures_, [layout])  # one drawing each
+        assert w.errors == [], "\n".join(w.errors)
+
+
+# ---------------------------------------------------------------- Japanese glyphs, not boxes
+
+# The first Japanese characters of the article, each drawn on a canvas in the article's own
+# font (the browser falls back through the system's fonts exactly as it does for the page),
+# against U+0378, a code point no font has: without a Japanese font every character comes
+# out as that missing-glyph box, and all of them alike.
+_GLYPHS = """() => {
+  const article = document.querySelector('article.md-content__inner');
+  const chars = [...new Set(article.innerText.match(/[\\u3040-\\u30ff\\u4e00-\\u9fff]/g))].slice(0, 12);
+  const family = getComputedStyle(article).fontFamily;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const g = canvas.getContext('2d', {willReadFrequently: true});
+  const shape = ch => {
+    g.clearRect(0, 0, 48, 48);
+    g.font = `32px ${family}`;
+    g.textBaseline = 'middle';
+    g.fillText(ch, 8, 24);
+    return g.getImageData(0, 0, 48, 48).data.filter((v, i) => i % 4 === 3).join(',');
+  };
+  const missing = shape('\\u0378');
+  const shapes = chars.map(shape);
+  return {chars: chars.join(''), boxes: chars.filter((c, i) => shapes[i] === missing).join(''),
+          distinct: new Set(shapes).size, blank: shapes.filter(s => !/[1-9]/.test(s)).length};
+}"""
+
+
+def glyph_problems(report: dict) -> list[str]:
+    """What is wrong with how a page draws its Japanese: [] when every character has a glyph of its own."""
+    problems = []
+    if len(report["chars"]) < 8:
+        problems.append(f"too few Japanese characters to judge: {report['chars']!r}")
+    if report["boxes"]:
+        problems.append(f"drawn as the missing-glyph box: {report['boxes']}")
+    if report["distinct"] < len(report["chars"]):
+        problems.append(f"{len(report['chars'])} different characters ({report['chars']}) drawn as {report['distinct']} shape(s)")
+    if report["blank"]:
+        problems.append(f"{report['blank']} character(s) drawn as nothing")
+    return problems
+
+
+@pytest.mark.parametrize("path", ["/", "/ch01/", "/instructors/"])
+def test_japanese_text_renders_with_real_glyphs(context, site_url, path):
+    with open_page(context) as w:
+        load(w, site_url + path)
+        report = w.page.evaluate(_GLYPHS)
+        assert glyph_problems(report) == [], (f"{path}: Japanese renders as boxes; is a Japanese font installed "
+                                               f"(Debian: fonts-noto-cjk)? {glyph_problems(report)}")
+
+
+def test_the_glyph_check_fails_without_a_japanese_font(browser, site_url, tmp_path):
+    """The check above, in a Chromium whose fontconfig holds every font of the system except
+    those that cover Japanese: the page must come out in boxes, and the check must say so."""
+    system = Path("/etc/fonts/fonts.conf")
+    assert system.is_file(), f"no {system}: this test needs the system's fontconfig (Debian: fontconfig-config)"
+    config = tmp_path / "fonts.conf"
+    config.write_text(f"""<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <include>{system}</include>
+  <cachedir>{tmp_path / "cache"}</cachedir>
+  <selectfont><rejectfont><pattern><patelt name="lang"><string>ja</string></patelt></pattern></rejectfont></selectfont>
+</fontconfig>
+""", encoding="utf-8")
+    bare = browser.browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env={**os.environ, "FONTCONFIG_FILE": str(config)})
+    try:
+        page = bare.new_page()
+        page.goto(site_url + CHAPTER["ja"])
+        report = page.evaluate(_GLYPHS)
+    finally:
+        bare.close()
+    problems = glyph_problems(report)
+    assert any("missing-glyph box" in p for p in problems) and any("shape(s)" in p for p in problems), (
+        f"without a Japanese font the check saw nothing wrong: {report}")
 
 
 # ---------------------------------------------------------------- nothing from outside

@@ -32,13 +32,21 @@ print("CUDA_VISIBLE_DEVICES=" + repr(os.environ.get("CUDA_VISIBLE_DEVICES")))
 results = {"answer": 42, "items": [1, 2, 3]}
 """
 PROF = """
+import os
+import sys
+
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+torch.set_num_threads(1)  # the harness records what a snippet ran with after it ran
+os.environ["TRITON_INTERPRET"] = "1"
 torch.ones(4) + 1  # warm-up
 with profile(activities=[ProfilerActivity.CPU]) as prof:
     y = torch.ones(4) + 1
-results = {"sum": float(y.sum())}
+print("USDT: the snippet's own line, kept", file=sys.stderr)
+inductor = sys.modules.get("torch._inductor.config")  # the profiler itself imports it
+results = {"sum": float(y.sum()), "triton_imported": "triton" in sys.modules,
+           "kernel_profile": inductor.cpp.enable_kernel_profile if inductor else None}
 """
 HELPERS = "SCALE = 2\n"
 USES_HELPER = """
@@ -129,6 +137,7 @@ def test_capture_records_output_data_and_provenance(story):
     # hello.py as captured by the first run
     hello = json.loads(story["first"]["after"]["snippets/cha/captures/hello.cpu.json"][1])
     assert hello["schema"] == "kernelbook.capture/1"
+    assert hello["stderr"] == [] and hello["stderr_dropped"] == 0  # no profiler, nothing dropped
     assert hello["snippet"] == "cha/hello" and hello["device"] == "cpu"
     assert hello["stdout"] == ["hello from cha", "CUDA_VISIBLE_DEVICES=''"]  # --device cpu hides any GPU
     assert hello["data"] == {"answer": 42, "items": [1, 2, 3]}
@@ -152,7 +161,15 @@ def test_harness_records_profiler_session(story):
     names = [k["name"] for k in session["kernels"]]
     assert "aten::add" in names
     assert session["launches"] == sum(k["count"] for k in session["kernels"])
-    assert prof["data"] == {"sum": 8.0}
+    # recorded, never configured: triton never imported, inductor's profiling flag as torch
+    # leaves it, and the settings are the ones the snippet left behind
+    assert prof["data"]["sum"] == 8.0 and prof["data"]["triton_imported"] is False
+    assert prof["data"]["kernel_profile"] in (False, None)
+    settings = prof["environment"]["settings"]
+    assert settings["torch_threads"] == 1 and settings["TRITON_INTERPRET"] == "1"
+    assert not any("inductor" in key for key in settings)
+    # libkineto's USDT profiler_start/stop lines are dropped by the one rule, and counted
+    assert prof["stderr"] == ["USDT: the snippet's own line, kept"] and prof["stderr_dropped"] == 2
     assert prof["trace_files"] == ["prof.cpu.trace0.json.gz"]
     sidecar = root / "snippets/cha/captures/prof.cpu.trace0.json.gz"
     trace = json.loads(gzip.decompress(sidecar.read_bytes()))
@@ -302,28 +319,38 @@ def test_device_cuda_without_cuda(tmp_path):
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before  # nothing written
 
 
+def _torch_can_use_a_gpu() -> bool:
+    probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"], capture_output=True, text=True, timeout=300)
+    return probe.stdout.strip() == "True"
+
+
 def test_auto_falls_back_to_cpu_when_torch_cannot_use_the_gpu(tmp_path, monkeypatch):
-    """A driver is visible but torch is a CPU build: auto means the CPU; an explicit cuda is an error."""
+    """A driver is visible but torch is a CPU build: auto means the CPU; an explicit cuda is an error.
+
+    The probe is the real one, ``check_torch_cuda``, run with this (CPU) torch; only the
+    driver's presence is pretended, and the runs themselves are recorded, not made.
+    """
     import io
 
     from kernelbook.capture import runner as capture_mod
     from kernelbook.errors import KernelbookError
     from kernelbook.snippets import discover
 
+    if _torch_can_use_a_gpu():
+        pytest.skip("this torch can use a GPU here: there is nothing for --device auto to fall back from")
+    with pytest.raises(KernelbookError, match=r"torch.cuda.is_available\(\) is False"):
+        capture_mod.check_torch_cuda(sys.executable)  # the probe itself, on this CPU torch
     root = make_project(tmp_path / "book")
     write(root / "snippets/cha/hello.py", HELLO)
     monkeypatch.setattr(capture_mod, "cuda_present", lambda: True)
     ran = []
     monkeypatch.setattr(capture_mod, "run_all", lambda root, todo, device, *a, **k: ran.append(device) or [])
-
-    def no_cuda(python):
-        raise KernelbookError("--device cuda: torch.cuda.is_available() is False")
-
     log = io.StringIO()
-    capture_mod.capture(root, discover(root), "auto", log=log, probe=no_cuda)
+    capture_mod.capture(root, discover(root), "auto", log=log)  # the default probe: check_torch_cuda
     assert ran == ["cpu"] and "falls back to the CPU" in log.getvalue()
-    with pytest.raises(KernelbookError):
-        capture_mod.capture(root, discover(root), "cuda", log=log, probe=no_cuda)
+    with pytest.raises(KernelbookError, match="install a CUDA build of torch"):
+        capture_mod.capture(root, discover(root), "cuda", log=log)
+    assert ran == ["cpu"]  # an explicit --device cuda never ran anything
 
 
 def test_usage_errors_exit_2(tmp_path):

@@ -73,7 +73,8 @@ def test_a_name_is_registered_once(toy):
 
 
 def test_the_books_directives_are_the_registered_functions():
-    assert set(REGISTRY.blocks) == {"run", "figure", "notebook", "environment", "sections"}
+    assert set(REGISTRY.blocks) == {"run", "figure", "notebook", "environment", "sections", "data", "predict", "objectives", "device-checks"}
+    assert REGISTRY.blocks["predict"].body and not REGISTRY.blocks["data"].body
     assert set(REGISTRY.inlines) == set(claims.KINDS) == {"launches", "kernel", "kernels", "time", "device", "value", "ratio"}
 
 

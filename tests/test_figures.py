@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -87,22 +89,67 @@ def with_class(root: ET.Element, cls: str) -> list[ET.Element]:
 def test_figure_is_accessible_self_contained_svg(cpu, name, lang):
     fig = figures.figure(name, lang, cpu)
     assert (fig.name, fig.lang) == (name, lang)
-    root = parse(fig.svg)
-    assert root.tag == SVG + "svg"
-    assert root.get("role") == "img"
-    assert root.get("width") == "100%" and root.get("height") is None
-    assert re.fullmatch(r"0 0 720 [\d.]+", root.get("viewBox"))
-    title_id = root.get("aria-labelledby")
-    titles = [e for e in root.iter(SVG + "title") if e.get("id") == title_id]
-    assert len(titles) == 1 and titles[0].text == fig.alt and fig.alt
-    assert root.find(SVG + "title") is titles[0]  # the svg's own title comes first
+    assert len(fig.svgs) == len(figures.LAYOUTS) and fig.svg == fig.svgs[0] and fig.html == "\n".join(fig.svgs)
+    for layout, svg in zip(figures.LAYOUTS, fig.svgs):
+        root = parse(svg)
+        assert root.tag == SVG + "svg"
+        assert root.get("role") == "img"
+        assert root.get("width") == "100%" and root.get("height") is None and root.get("style") is None  # the CSS sizes it
+        assert f"kb-layout-{layout.name}" in root.get("class").split()
+        assert re.fullmatch(rf"0 0 {layout.width:g} [\d.]+", root.get("viewBox")), (layout, root.get("viewBox"))
+        title_id = root.get("aria-labelledby")
+        titles = [e for e in root.iter(SVG + "title") if e.get("id") == title_id]
+        assert len(titles) == 1 and titles[0].text == fig.alt and fig.alt
+        assert root.find(SVG + "title") is titles[0]  # the svg's own title comes first
+        # no external references: no links, fonts, images or imports
+        assert not re.search(r"href|@import|@font-face|url\(|<image|https?://(?!www\.w3\.org/2000/svg)", svg)
+        # all text is real, selectable <text>, never below 11 viewBox units
+        assert list(root.iter(SVG + "text"))
+        sizes = [float(s) for s in re.findall(r"font-size:([\d.]+)px", svg)]
+        assert sizes and min(sizes) >= figures.svg.SMALL
+        # only the first layout shows without kernelbook.css: a bare page shows one drawing
+        shown = re.search(r"\.kb-fig-[\w-]+\{display:(\w+)", svg).group(1)
+        assert shown == ("block" if layout == figures.LAYOUTS[0] else "none")
     assert fig.caption and "\n" not in fig.caption and "<" not in fig.caption
-    # no external references: no links, fonts, images or imports
-    assert not re.search(r"href|@import|@font-face|url\(|<image|https?://(?!www\.w3\.org/2000/svg)", fig.svg)
-    # all text is real, selectable <text>, never below 11 viewBox units
-    assert list(root.iter(SVG + "text"))
-    sizes = [float(s) for s in re.findall(r"font-size:([\d.]+)px", fig.svg)]
-    assert sizes and min(sizes) >= 11
+
+
+def test_each_layout_keeps_its_smallest_text_legible_where_it_is_shown():
+    """The wide drawing is shown down to the width where its smallest text is 11 px on screen,
+    kernelbook.css switches below it, and the narrow drawing is still 11 px on a 320-px phone."""
+    wide, narrow = figures.LAYOUTS
+    css = (ROOT / "docs" / "assets" / "kernelbook.css").read_text(encoding="utf-8")
+    switch = float(re.search(r"@container kb-figure \(width < ([\d.]+)px\)", css).group(1))
+    assert figures.svg.narrowest_column(wide) <= switch < figures.svg.narrowest_column(wide) + 2
+    assert figures.svg.SMALL * switch / wide.width >= figures.svg.MIN_PX
+    assert figures.svg.SMALL * (320 - 32) / narrow.width >= figures.svg.MIN_PX  # a 320-px phone's column: 288 px
+    assert figures.svg.SMALL * narrow.max_px / narrow.width < 20  # and not blown up on a tablet
+
+
+def test_arrange_puts_panels_side_by_side_where_they_fit_and_stacks_them_where_not():
+    from kernelbook.site.figures.svg import Panel, arrange
+
+    panels = [Panel(340, 100, "<a/>"), Panel(340, 120, "<b/>")]
+    wide, h = arrange(panels, 720, gap=40)
+    assert wide == '<g transform="translate(0 0)"><a/></g><g transform="translate(380 0)"><b/></g>' and h == 120
+    narrow, h = arrange(panels, 340, gap=40, row_gap=20)
+    assert narrow == '<g transform="translate(0 0)"><a/></g><g transform="translate(0 120)"><b/></g>' and h == 240
+    with pytest.raises(ValueError, match="a 400-unit panel does not fit a 340-unit drawing"):
+        arrange([Panel(400, 10, "")], 340)
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_narrow_layouts_stack_panels_and_keep_every_part(cpu, lang):
+    traffic, timeline, sweep = (parse(figures.figure(n, lang, cpu).svgs[1]) for n in ("traffic", "timeline", "sweep"))
+    # sweep: the bandwidth chart under the time chart, not beside it
+    placed = [g.get("transform") for g in sweep.iter(SVG + "g") if with_class(g, "kb-chart")[:1] == [g.find(SVG + "g")]]
+    offsets = [tuple(map(float, re.fullmatch(r"translate\(([\d.]+) ([\d.]+)\)", t).groups())) for t in placed]
+    assert len(offsets) == 2 and offsets[0] == (0, 0) and offsets[1][0] == 0 and offsets[1][1] > 200, offsets
+    # traffic: every transfer and every array box is drawn
+    assert len(with_class(traffic, "kb-transfer")) == 8
+    labels = ["".join(t.itertext()) for t in traffic.iter(SVG + "text")]
+    assert all(labels.count(a) == 2 for a in ("a", "b", "tmp", "c")), labels
+    # timeline: the lane names sit above full-width lanes
+    assert len(with_class(timeline, "kb-lane-label")) == 4 and len(with_class(timeline, "kb-kernel-bar")) == 3
 
 
 @pytest.mark.parametrize("name", figures.FIGURES)
@@ -115,13 +162,14 @@ def test_colours_come_from_theme_variables(cpu, name):
     style = parse(svg).find(SVG + "style").text
     for prop, value in re.findall(r"(?<![-\w])(fill|stroke|color):([^;}]*)", style):
         assert value.startswith("var(--md-") or value in ("currentColor", "none"), (prop, value)
-    cls = f"kb-fig-{name}-en"
+    cls = f"kb-fig-{name}-en-wide"
     assert all(rule.startswith("." + cls) for rule in re.findall(r"(?:^|})([^{}]+)\{", style))  # scoped
 
 
-def test_ids_are_unique_across_figures_and_languages(cpu):
-    ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for e in parse(figures.figure(n, lang, cpu).svg).iter() if e.get("id")]
-    assert len(ids) == len(set(ids)) == 6
+def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
+    ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for svg in figures.figure(n, lang, cpu).svgs
+           for e in parse(svg).iter() if e.get("id")]
+    assert len(ids) == len(set(ids)) == 6 * len(figures.LAYOUTS)
 
 
 @pytest.mark.parametrize(
@@ -129,7 +177,7 @@ def test_ids_are_unique_across_figures_and_languages(cpu):
     [
         ("traffic", ["転送", "GPU メモリ", "GPU チップ"], ["transfers", "GPU memory", "GPU chip"]),
         ("timeline", ["カーネル", "CPU カーネル", "プロファイル開始からの時間 (µs)"], ["kernels", "CPU kernels", "time since the profile started (µs)"]),
-        ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "コピー帯域"], ["elements", "time per call", "effective bandwidth", "copy bandwidth"]),
+        ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "単純なコピー"], ["elements", "time per call", "effective bandwidth", "plain copy"]),
     ],
 )
 def test_labels_are_translated(cpu, name, ja, en):
@@ -187,6 +235,11 @@ def kernel_bars(root: ET.Element, snippet: str) -> list[ET.Element]:
     return with_class(group, "kb-kernel-bar")
 
 
+def cpu_bars(root: ET.Element, snippet: str) -> list[ET.Element]:
+    group = next(g for g in with_class(root, "kb-group") if g.get("data-snippet") == snippet)
+    return with_class(group, "kb-cpu-bar")
+
+
 @pytest.mark.parametrize("lang", figures.LANGS)
 def test_timeline_draws_one_bar_per_launch_cpu(cpu, lang):
     fig = figures.figure("timeline", lang, cpu)
@@ -196,18 +249,55 @@ def test_timeline_draws_one_bar_per_launch_cpu(cpu, lang):
     assert len(kernel_bars(root, EAGER)) == eager.launches
     assert len(kernel_bars(root, COMPILED)) == compiled.launches
     assert len(with_class(root, "kb-kernel-bar")) == 3
-    assert fig.data == {
+    assert {k: v for k, v in fig.data.items() if k != "axis_us"} == {
         "eager_kernel_bars": 2,
         "compiled_kernel_bars": 1,
         "device": "cpu",
         "sources": ["ch01/eager_profile (cpu)", "ch01/compiled_profile (cpu)"],
-        "axis_us": fig.data["axis_us"],
     }
+    # the shared axis runs from the start of each profile past the last thing it drew, read from the traces
+    t_end = max(max(ts + dur for _, ts, dur in ops) for ops in map(trace_ops, (EAGER, COMPILED)))
+    assert t_end <= fig.data["axis_us"] < 1.5 * t_end
     # the CPU lane holds the top-level ops; the kernels lane is labelled as CPU work, not GPU
     labels = ["".join(t.itertext()) for t in with_class(root, "kb-lane-label")]
     assert labels == (["CPU ops", "CPU kernels"] * 2 if lang == "en" else ["CPU 演算", "CPU カーネル"] * 2)
     ops = [e for e in eager.events if e.kind == "op"] + [e for e in compiled.events if e.kind == "op"]
     assert len(with_class(root, "kb-cpu-bar")) == len(ops)
+
+
+def trace_ops(snippet: str) -> list[tuple[str, float, float]]:
+    """(name, start, duration) of every CPU op in the snippet's committed CPU trace, read with gzip and
+    json alone, times in µs from the first op's start (where its profile's drawing starts)."""
+    path = CAPTURES / f"{snippet.split('/')[1]}.cpu.trace0.json.gz"
+    events = [e for e in json.loads(gzip.decompress(path.read_bytes()))["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    origin = min(float(e["ts"]) for e in events)
+    return [(e["name"], float(e["ts"]) - origin, float(e.get("dur", 0))) for e in events]
+
+
+def band(root: ET.Element, snippet: str) -> tuple[float, float]:
+    """Where a group's time axis lies: the x and width of its lanes."""
+    group = next(g for g in with_class(root, "kb-group") if g.get("data-snippet") == snippet)
+    rect = with_class(group, "kb-band")[0]
+    return float(rect.get("x")), float(rect.get("width"))
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_timeline_bars_sit_where_the_trace_says_their_kernels_started(cpu, lang):
+    fig = figures.figure("timeline", lang, cpu)
+    root = parse(fig.svg)
+    for snippet in (EAGER, COMPILED):
+        x0, span = band(root, snippet)
+        scale = span / fig.data["axis_us"]
+        names = [k.name for k in cpu[snippet].last_session.kernels]
+        starts = sorted((ts, dur) for name, ts, dur in trace_ops(snippet) if name in names)
+        bars = kernel_bars(root, snippet)
+        assert len(starts) == len(bars) == cpu[snippet].last_session.launches
+        for bar, (ts, dur) in zip(bars, starts):
+            assert float(bar.get("x")) == pytest.approx(x0 + ts * scale, abs=0.051), (snippet, ts)
+            assert float(bar.get("width")) == pytest.approx(max(dur * scale, 2.0), abs=0.051)
+    # eager's two kernels ran one after the other: their bars do too, at different places
+    first, second = (float(b.get("x")) for b in kernel_bars(root, EAGER))
+    assert first < second
 
 
 def test_timeline_bars_are_to_scale_on_one_axis(cpu):
@@ -226,6 +316,15 @@ def test_timeline_on_cuda_shows_launches_and_gpu_kernels():
     assert fig.data["device"] == "cuda" and (fig.data["eager_kernel_bars"], fig.data["compiled_kernel_bars"]) == (2, 1)
     assert len(with_class(root, "kb-kernel-bar")) == 3
     assert len(with_class(root, "kb-cpu-bar")) == 3  # one launch call per kernel, ops not drawn
+    # each bar starts where its event does, on the axis both groups share
+    x0, span = band(root, EAGER)
+    assert fig.data["axis_us"] == 80.0  # the last bar ends at 60 + 6.1 = 66.1 µs; the axis runs to the next 20 µs step
+    scale = span / fig.data["axis_us"]
+    for snippet, cap in cuda_profiles().items():
+        events = sorted((e for e in cap.last_session.events if e.kind in ("kernel", "launch")), key=lambda e: (e.kind, e.ts_us))
+        drawn = [(b, "kernel") for b in kernel_bars(root, snippet)] + [(b, "launch") for b in cpu_bars(root, snippet)]
+        for (bar, kind), event in zip(sorted(drawn, key=lambda d: (d[1], float(d[0].get("x")))), events):
+            assert (kind, float(bar.get("x"))) == (event.kind, pytest.approx(x0 + event.ts_us * scale, abs=0.051))
     labels = ["".join(t.itertext()) for t in with_class(root, "kb-lane-label")]
     assert labels == ["CPU launches", "GPU kernels"] * 2
     texts = ["".join(t.itertext()) for t in root.iter(SVG + "text")]
@@ -266,27 +365,47 @@ def test_timeline_refuses_a_capture_whose_events_do_not_match_its_launches():
 
 
 @pytest.mark.parametrize("lang", figures.LANGS)
-def test_sweep_one_point_per_row_per_series_and_a_roof(cpu, lang):
+def test_sweep_one_point_per_row_per_series_and_the_copy_beside_them(cpu, lang):
+    """The run timed a plain copy at every length: it is drawn as a third series, the yardstick at each length."""
     fig = figures.figure("sweep", lang, cpu)
     root = parse(fig.svg)
     rows = cpu[SWEEP].data["rows"]
+    assert all("copy_s" in r for r in rows)
     charts = {c.get("data-chart"): c for c in with_class(root, "kb-chart")}
     assert set(charts) == {"time", "bandwidth"}
     for chart in charts.values():
-        for series in ("eager", "compiled"):
+        for series in ("eager", "compiled", "copy"):
             points = [p for p in with_class(chart, "kb-point") if p.get("data-series") == series]
             assert [int(p.get("data-elements")) for p in points] == [r["elements"] for r in rows]
-    assert len(with_class(charts["bandwidth"], "kb-roof")) == 1 and not with_class(charts["time"], "kb-roof")
-    roof_gbs = cpu[SWEEP].data["copy_bandwidth_bytes_per_s"] / 1e9
+    assert not with_class(root, "kb-roof")  # no one-length roof: the copy is measured at each length
     assert fig.data == {
         "points": len(rows),
-        "roof_gbs": round(roof_gbs, 3),
+        "roof_gbs": None,
         "device": "cpu",
         "source": "ch01/size_sweep (cpu)",
-        "bytes_moved_per_element": {"eager": 20, "compiled": 12},
+        "series": ["eager", "compiled", "copy"],
+        "bytes_moved_per_element": {"eager": 20, "compiled": 12, "copy": 8},
     }
+    # the copy's bandwidth points: 2 arrays of n float32 over its time, read from the tooltip
+    chart = charts["bandwidth"]
+    for point, row in zip([p for p in with_class(chart, "kb-point") if p.get("data-series") == "copy"], rows):
+        value, unit = re.search(r": ([\d.]+) (\w?)B/s", point.find(SVG + "title").text).groups()
+        shown = float(value) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[unit]
+        assert shown == pytest.approx(2 * row["elements"] * 4 / row["copy_s"], rel=0.01)
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_sweep_without_per_length_copies_draws_the_copy_bandwidth_as_a_roof(lang):
+    cap = sweep_capture()
+    fig = figures.figure("sweep", lang, {SWEEP: cap})
+    root = parse(fig.svg)
+    charts = {c.get("data-chart"): c for c in with_class(root, "kb-chart")}
+    assert len(with_class(charts["bandwidth"], "kb-roof")) == 1 and not with_class(charts["time"], "kb-roof")
+    assert not [p for p in with_class(root, "kb-point") if p.get("data-series") == "copy"]
+    roof_gbs = cap.data["copy_bandwidth_bytes_per_s"] / 1e9
+    assert fig.data["roof_gbs"] == round(roof_gbs, 3) and fig.data["series"] == ["eager", "compiled"]
     label = "".join(with_class(root, "kb-roof-label")[0].itertext())
-    assert label == (f"copy bandwidth {roof_gbs:.0f} GB/s" if lang == "en" else f"コピー帯域 {roof_gbs:.0f} GB/s")
+    assert label == ("copy bandwidth 3.9 TB/s" if lang == "en" else "コピー帯域 3.9 TB/s")
 
 
 def test_sweep_bandwidth_is_bytes_moved_over_time():

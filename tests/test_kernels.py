@@ -160,6 +160,8 @@ def test_cpu_compiled_is_one_fused_kernel(cpu_traces):
     ("sum", ["aten::sum"]),  # not the aten::fill_ that zeroes its output
     ("where", ["aten::gt", "aten::where"]),
     ("convert", ["aten::_to_copy"]),  # a conversion of its own is one kernel
+    ("mm", ["aten::mm"]),  # not the aten::resolve_conj it calls on its inputs
+    ("triton", ["add_kernel"]),  # a `triton: NAME` range is one launch of NAME; its copies are not counted
 ])
 def test_cpu_ops_that_prepare_their_arguments(cpu_traces, case, expected):
     found = extract(load_trace(cpu_traces[case]))
@@ -186,6 +188,28 @@ def test_cpu_rule_on_nested_ops():
     assert [(k.name, k.count) for k in found.kernels] == [
         ("aten::mul", 1), ("aten::clamp_min", 1), ("aten::add", 1), ("aten::copy_", 1), ("graph_0_cpp_fused_add_relu_0", 1)]
     assert found.launches == 5
+
+
+def _range(name, ts, dur, tid=1):
+    return {"ph": "X", "cat": "user_annotation", "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid}
+
+
+def test_cpu_rule_on_metadata_ops_and_triton_ranges():
+    events = [
+        _op("aten::matmul", 0, 10), _op("aten::mm", 1, 8), _op("aten::resolve_conj", 2, 1), _op("aten::resolve_neg", 4, 1),
+        _op("aten::conj", 12, 1), _op("aten::_conj", 14, 1),  # on their own: no work at all
+        _range("triton: add_kernel", 20, 30), _op("aten::empty_like", 21, 2), _op("aten::copy_", 24, 5), _op("aten::copy_", 30, 5),
+        _range("triton: add_kernel", 60, 10), _op("aten::copy_", 61, 5),
+        _range("triton: ", 80, 10), _op("aten::mul", 81, 5),  # no name: not a launch, its op counts
+        _range("my own range", 100, 10), _op("aten::add", 101, 5),  # any other annotation is transparent
+    ]
+    found = extract({"traceEvents": events}, device_kind="cpu")
+    assert [(k.name, k.count) for k in found.kernels] == [("aten::mm", 1), ("add_kernel", 2), ("aten::mul", 1), ("aten::add", 1)]
+    assert found.launches == 5
+    kernels = [(e.name, e.ts_us, e.dur_us) for e in found.events if e.kind == "kernel"]
+    assert kernels[1:3] == [("add_kernel", 20.0, 30.0), ("add_kernel", 60.0, 10.0)]  # the range's own time
+    ops = [e.name for e in found.events if e.kind == "op"]
+    assert ops == ["aten::matmul", "aten::conj", "aten::_conj", "triton: add_kernel", "triton: add_kernel", "aten::mul", "aten::add"]
 
 
 def test_cpu_traces_through_cli(cpu_traces):
@@ -273,6 +297,27 @@ def test_cli_json_on_committed_capture():
     assert [k["name"] for k in out["kernels"]] == [k["name"] for k in last["kernels"]] == ["aten::add", "aten::clamp_min"]
     assert [k["count"] for k in out["kernels"]] == [1, 1]
     assert out["device_kind"] == "cpu"
+
+
+# ---------------------------------------------------------------- the stderr rule
+
+
+def test_only_the_profilers_usdt_start_and_stop_lines_are_dropped():
+    from kernelbook.capture.stderr import kept_lines
+
+    stderr = (
+        "USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:52] profiler_start\n"
+        "a warning the snippet caused\n"
+        "USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:59] profiler_stop\n"
+        "USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:59] something else\n"
+        "  USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:52] profiler_start\n"
+    )
+    kept, dropped = kept_lines(stderr)
+    assert dropped == 2
+    assert kept == ["a warning the snippet caused",
+                    "USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:59] something else",
+                    "  USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:52] profiler_start"]
+    assert kept_lines("") == ([], 0)
 
 
 # ---------------------------------------------------------------- hostile files: one line, exit 2, bounded

@@ -2,8 +2,8 @@
 
 Each page of ``built_site`` (conftest.py) is read as the deployed site would serve it, at
 ``site_url`` + its path: a link is resolved against that URL, and one that lands inside
-``site_url`` (relative, root-absolute as in 404.html, or absolute like the instructors'
-section index) must name a file of the build (a folder: its index.html) and, with a
+``site_url`` (relative, root-absolute as in 404.html, or absolute like the URLs the
+instructors' copy buttons hand out) must name a file of the build (a folder: its index.html) and, with a
 ``#fragment``, an element of that page with that id (or an <a name>). Links elsewhere
 (GitHub, Colab, mailto:) are not fetched. All failures are listed at once.
 """
@@ -20,6 +20,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from conftest import ROOT
 
 LINKING = {"a": "href", "link": "href", "script": "src", "img": "src", "source": "src", "iframe": "src"}
+COPIED = "data-kb-copy"  # the URL a copy button hands out (the instructors' page): it must resolve too
 
 
 def site_url() -> str:
@@ -42,9 +43,9 @@ class Page(HTMLParser):
             self.ids.append(attrs["id"] or "")
         if tag == "a" and attrs.get("name"):
             self.ids.append(attrs["name"])
-        value = attrs.get(LINKING.get(tag, ""))
-        if value is not None:
-            self.links.append((tag, value, self.getpos()[0]))
+        for value in (attrs.get(LINKING.get(tag, "")), attrs.get(COPIED)):
+            if value is not None:
+                self.links.append((tag, value, self.getpos()[0]))
 
     handle_startendtag = handle_starttag
 

@@ -104,7 +104,7 @@ def three_builds(tmp_path_factory) -> list[dict]:
 def test_a_failed_build_names_its_problem(three_builds):
     first = three_builds[0]
     assert not first["ok"]
-    assert any("[[kb:launches ch01/eager_profile == 2]]" in e and "the cpu capture says 3" in e for e in first["errors"])
+    assert any("[[kb:launches ch01/eager_profile == 2]]" in e and "the cpu capture eager_profile.cpu.json says 3" in e for e in first["errors"])
 
 
 def test_the_next_build_sees_the_changed_capture_and_no_leftover_problem(three_builds):
@@ -195,4 +195,4 @@ def test_another_book_uses_the_plugin_in_one_language_without_i18n_or_jupyter(tm
     (book / "docs/ch01/index.md").write_text(PAGE.replace("== 1]]", "== 5]]"), encoding="utf-8")
     failed = mkdocs_build(book, tmp_path / "site2")
     assert failed.returncode != 0
-    assert "ch01/index.md: [[kb:launches ch01/hello == 5]]: the cpu capture says 1" in failed.stdout + failed.stderr
+    assert "ch01/index.md: [[kb:launches ch01/hello == 5]]: the cpu capture hello.cpu.json says 1" in failed.stdout + failed.stderr

@@ -133,9 +133,21 @@ def test_cpu_workflow_tests_then_builds_from_committed_captures():
     assert python["with"]["python-version"] == "3.11"
     script = runs(doc, "test-and-build")
     assert "sudo apt-get install" in script and "chromium" in script
+    # a Japanese font with the browser, nothing it merely recommends, quietly
+    assert "fonts-noto-cjk" in script and "--no-install-recommends" in script and "-qq" in script
     assert script.index("chromium") < script.index("make test") < script.index("kernelbook build --no-capture")
     upload = job["steps"][names.index("actions/upload-artifact")]
     assert upload["with"]["path"].rstrip("/") == "site"
+
+
+def test_make_test_installs_the_browser_with_a_japanese_font():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile[makefile.index(".ci/.browser:"):]
+    recipe = recipe[: recipe.index("\n\n")]
+    assert "$(BROWSER_PACKAGES)" in recipe and re.search(r"^BROWSER_PACKAGES := chromium fonts-noto-cjk$", makefile, re.M)
+    assert "apt-get install -y -qq --no-install-recommends" in recipe and ">/dev/null" in recipe
+    assert re.search(r"^test: .*\.ci/\.browser", makefile, re.M)
+    assert ".ci/.browser" in (ROOT / ".gitignore").read_text(encoding="utf-8")
 
 
 def test_gpu_workflow_captures_shards_then_checks_builds_and_publishes():

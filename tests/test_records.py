@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from kernelbook import CAPTURE_FORMAT
 from kernelbook.records import (
-    SCHEMA, Capture, CaptureError, Environment, Event, Freshness, Kernel, Session, dumps, from_json, load, to_json,
+    LAYOUT, SCHEMA, Capture, CaptureError, Environment, Event, Freshness, Kernel, Session, dumps, from_json, load, to_json,
     write_atomic,
 )
 from kernelbook.snippets import discover
@@ -49,7 +49,7 @@ def test_round_trip():
     text = dumps(cap)
     assert text.endswith("\n")
     raw = json.loads(text)
-    assert raw["schema"] == SCHEMA == f"kernelbook.capture/{CAPTURE_FORMAT}"
+    assert raw["schema"] == SCHEMA == f"kernelbook.capture/{LAYOUT}"
     assert raw["stdout"] == ["line one", "  indented <b>&</b> 日本語", ""]  # one line per line: readable diffs
     back = from_json(raw, "x.json")
     assert back == cap

@@ -6,6 +6,7 @@ import dataclasses
 import html
 import re
 
+import pytest
 
 from conftest import ROOT
 from kernelbook.site import claims, twins
@@ -32,12 +33,23 @@ def entry_with(cpu=None, cuda=None) -> Entry:
     return Entry(snippet, cuda, cpu, (), ())
 
 
+def output_block(rendered: str) -> list[str]:
+    """The lines of the fenced block right under the example's "Output" label, as the page shows them."""
+    after = rendered.split('<p class="kb-label">Output</p>', 1)[1].lstrip("\n")
+    fence, rest = after.split("\n", 1)
+    assert re.fullmatch(r"`{3,}text", fence), f"no text block under the output label: {fence!r}"
+    return rest.split("\n" + fence[:-4] + "\n", 1)[0].split("\n")
+
+
 def test_run_block_shows_code_output_kernels_and_provenance():
     c = ctx()
     out = render_page("[[kb:run ch01/eager_profile]]\n", c)
     assert c.errors == []
     source = (ROOT / "snippets/ch01/eager_profile.py").read_text()
     assert source.strip().splitlines()[-1] in out  # the file itself, included
+    # what the program printed, every line, in order, in the output block
+    printed = load(EAGER).stdout.rstrip("\n").split("\n")
+    assert len(printed) > 5 and output_block(out) == printed
     assert 'title="snippets/ch01/eager_profile.py"' in out
     assert "aten::add" in out and "aten::clamp_min" in out  # kernel panel
     assert "Kernels launched (CPU)" in out
@@ -83,7 +95,7 @@ def test_contradicted_claim_names_page_claim_and_capture():
     render_page("[[kb:launches ch01/eager_profile == 2]]", c)
     assert len(c.errors) == 1
     assert "en/test.md" in c.errors[0] and "[[kb:launches ch01/eager_profile == 2]]" in c.errors[0]
-    assert "cpu capture says 3" in c.errors[0]
+    assert "cpu capture eager_profile.cpu.json says 3" in c.errors[0]
 
 
 def test_claim_must_hold_on_every_fresh_capture():
@@ -91,7 +103,7 @@ def test_claim_must_hold_on_every_fresh_capture():
     cuda = with_kernels(cpu, ["k1", "k2", "k3"], "cuda")
     c = ctx(book={"ch01/eager_profile": entry_with(cpu=cpu, cuda=cuda)})
     render_page("[[kb:launches ch01/eager_profile == 2]]", c)
-    assert c.errors and "cuda capture says 3" in c.errors[0]
+    assert c.errors and "cuda capture eager_profile.cuda.json says 3" in c.errors[0]
 
 
 def test_missing_kernel_and_unknown_snippet_are_errors():
@@ -102,11 +114,21 @@ def test_missing_kernel_and_unknown_snippet_are_errors():
     assert any("[[kb:bogus x]]: not a directive" in e for e in c.errors)
 
 
-def test_value_and_ratio_claims():
-    c = ctx()
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_value_and_ratio_claims(lang):
+    """The numbers a reader sees, worked out here from the capture's results, in each language's words."""
+    first_call = load(ROOT / "snippets/ch01/captures/first_call.cpu.json").data
+    sweep = load(ROOT / "snippets/ch01/captures/size_sweep.cpu.json").data
+    ratio = first_call["first_call_s"] / first_call["later_call_s"]
+    assert ratio >= 10  # the claim below says so: whole numbers with separators
+    whole = f"{round(ratio):,}"
+    expected_ratio = f"{whole}×" if lang == "en" else f"約 {whole} 倍"
+    elements = f'{sweep["rows"][-1]["elements"]:,}'
+    c = ctx(lang)
     out = render_page("[[kb:ratio ch01/first_call first_call_s / later_call_s > 10]] [[kb:value ch01/size_sweep rows.-1.elements]]", c)
     assert c.errors == []
-    assert "×" in out and "10,000,000" in out
+    shown = re.findall(r'<span class="kb-value" title="cpu">([^<]*)</span>', out)
+    assert shown == [expected_ratio, elements]
 
 
 def test_fence_outlasts_backticks_in_output():

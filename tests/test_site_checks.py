@@ -29,17 +29,34 @@ def build_fails(book: Path, tmp_path: Path) -> str:
     return done.stdout + done.stderr
 
 
+def printed_block(page_html: str, snippet: str) -> list[str]:
+    """The lines of the output block of the example ``snippet`` on a built page, as a browser shows them."""
+    from bs4 import BeautifulSoup
+
+    example = BeautifulSoup(page_html, "html.parser").find(id="kb-" + snippet.replace("/", "-").replace("_", "-"))
+    assert example is not None, f"no example {snippet} on the page"
+    label = next(p for p in example.find_all("p", class_="kb-label"))
+    block = label.find_next("pre")
+    assert block is not None and block.find_parent(id=example["id"]) is example, f"{snippet}: no output block under its label"
+    return block.get_text().rstrip("\n").split("\n")
+
+
 def test_built_site_has_both_languages_and_anchors(built_site):
     ja = (built_site / "ch01" / "index.html").read_text()
     en = (built_site / "en" / "ch01" / "index.html").read_text()
-    for anchor in ("two-numbers", "fusion", "torch-compile", "step-4-read-again", "summary"):
+    for anchor in ("two-numbers", "fusion", "torch-compile", "step-4-read-again", "summary", "exercises"):
         assert f'id="{anchor}"' in ja and f'id="{anchor}"' in en
     assert 'class="headerlink"' in ja and "この節へのリンク" in ja and "Link to this section" in en
     assert '<html lang="ja"' in ja and '<html lang="en"' in en
     assert "CPU での実行結果です" in ja and "This is a CPU capture" in en
-    # No output is typed by hand: the printed profiler table comes from the capture.
-    table_line = json.loads((Path(__file__).parents[1] / CAPTURE).read_text())["stdout"][3]
-    assert table_line.strip().split()[0] in ja
+    # No output is typed by hand: every line the programs printed, in order, in each example's output block.
+    root = Path(__file__).parents[1]
+    for snippet in ("ch01/first_kernel", "ch01/eager_profile", "ch01/compiled_profile", "ch01/first_call", "ch01/size_sweep"):
+        lines = json.loads((root / f"snippets/{snippet.split('/')[0]}/captures/{snippet.split('/')[1]}.cpu.json").read_text())["stdout"]
+        printed = "\n".join(lines).rstrip("\n").split("\n")  # trailing blank lines are not shown
+        assert len(printed) >= 2
+        for page in (ja, en):
+            assert printed_block(page, snippet) == printed, snippet
 
 
 def test_contradicting_capture_fails_the_build_naming_page_claim_and_capture(book, tmp_path):
@@ -53,7 +70,7 @@ def test_contradicting_capture_fails_the_build_naming_page_claim_and_capture(boo
     log = build_fails(book, tmp_path)
     assert "ja/ch01/index.md" in log
     assert "[[kb:launches ch01/eager_profile == 2]]" in log
-    assert "the cpu capture says 3" in log
+    assert "the cpu capture eager_profile.cpu.json says 3" in log
 
 
 def test_stale_capture_fails_the_build(book, tmp_path):
@@ -154,10 +171,16 @@ def test_every_figure_is_on_both_chapter_pages_with_the_captures_data(built_site
         html = page.read_text()
         figures = dict(re.findall(r'<figure class="kb-figure" id="kb-figure-(\w+)">(.*?)</figure>', html, re.S))
         assert set(figures) == {"traffic", "timeline", "sweep"}, lang
-        assert all(f'lang="{lang}"' in svg and "<title" in svg for svg in figures.values())
-        assert figures["timeline"].count('class="kb-kernel-bar') == launches
-        assert len(re.findall(r'class="kb-transfer', figures["traffic"])) == 5 + 3
-        assert len(re.findall(r'class="kb-point"', figures["sweep"])) == 2 * 2 * rows  # 2 charts × 2 series
+        # each figure holds one drawing per layout (a desktop's, a phone's), and each drawing all of it
+        drawings = {name: re.findall(r"<svg .*?</svg>", figure, re.S) for name, figure in figures.items()}
+        assert {name: [re.search(r"kb-layout-(\w+)", svg).group(1) for svg in svgs] for name, svgs in drawings.items()} == \
+            dict.fromkeys(figures, ["wide", "narrow"])
+        for svg in (svg for svgs in drawings.values() for svg in svgs):
+            assert f'lang="{lang}"' in svg and "<title" in svg
+        for timeline, traffic, sweep in zip(drawings["timeline"], drawings["traffic"], drawings["sweep"]):
+            assert timeline.count('class="kb-kernel-bar') == launches
+            assert len(re.findall(r'class="kb-transfer', traffic)) == 5 + 3
+            assert len(re.findall(r'class="kb-point"', sweep)) == 2 * 3 * rows  # 2 charts × 3 series (eager, compiled, copy)
 
 
 def test_build_without_capture_writes_nothing_into_docs(book, tmp_path):
@@ -173,3 +196,137 @@ def test_build_without_capture_writes_nothing_into_docs(book, tmp_path):
     assert done.returncode != 0
     assert "docs/ja/ch01/notebook.ipynb is out of date" in done.stdout + done.stderr
     assert notebook.read_bytes() == before
+
+
+def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_site):
+    """Prev/next skip the notebooks (a notebook is not the next chapter); each notebook's footer
+    leads back to its chapter and on; the notebook stays in the navigation and its chapter links it."""
+    from urllib.parse import urljoin
+
+    from bs4 import BeautifulSoup
+
+    def page(url: str) -> BeautifulSoup:
+        return BeautifulSoup((built_site / url.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+    def footer(url: str) -> dict[str, str]:
+        links = page(url).select("a.md-footer__link")
+        return {kind: urljoin(url, a["href"]) for a in links for kind in ("prev", "next") if f"md-footer__link--{kind}" in a["class"]}
+
+    for lang in ("", "en/"):
+        home, chapter, notebook, instructors = f"/{lang}", f"/{lang}ch01/", f"/{lang}ch01/notebook/", f"/{lang}instructors/"
+        assert footer(home) == {"next": chapter}
+        assert footer(chapter) == {"prev": home, "next": instructors}
+        assert footer(notebook) == {"prev": chapter, "next": instructors}
+        assert footer(instructors) == {"prev": chapter}
+        soup = page(chapter)
+        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select("nav.md-nav--primary a.md-nav__link")}
+        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select(".kb-notebook a")}
+
+
+# ---------------------------------------------------------------- device-scoped claims, broken on purpose
+
+
+def craft_cuda(book: Path, stem: str, edit) -> None:
+    """Test data in a throwaway copy: a "CUDA capture" of ``stem``, made from its CPU capture
+    (same source hash, so it is fresh), relabelled, then changed by ``edit(raw)``."""
+    raw = json.loads((book / f"snippets/ch01/captures/{stem}.cpu.json").read_text())
+    raw["device"] = "cuda"
+    raw["environment"].update(device_kind="cuda", device_name="NVIDIA H100 (crafted by a test)", cuda="12.8", compute_capability="9.0")
+    for session in raw["sessions"]:
+        session["device_kind"] = "cuda"
+    raw["trace_files"] = []
+    edit(raw)
+    for session in raw["sessions"]:
+        session["launches"] = sum(k["count"] for k in session["kernels"])
+    (book / f"snippets/ch01/captures/{stem}.cuda.json").write_text(json.dumps(raw))
+
+
+def kernels(*names: str) -> list[dict]:
+    return [{"name": n, "count": 1, "time_us": 1.0} for n in names]
+
+
+def test_each_kind_of_scoped_claim_fails_the_build_naming_page_claim_and_capture(book, tmp_path):
+    def sweep(raw):  # at the largest length: compiled only 1.1x eager, at half the copy's bandwidth
+        raw["data"]["rows"][-1].update(eager_s=1.1e-3, compiled_s=1e-3)
+        raw["data"].update(compiled_bandwidth_bytes_per_s=1e12, copy_bandwidth_bytes_per_s=2e12)
+
+    def one_split_kernel(raw):  # the compiled sum in one kernel, where the page predicts two
+        raw["sessions"][1]["kernels"] = kernels("triton_red_fused_sum_0")
+
+    def no_copy(raw):  # .item() without a device-to-host copy
+        raw["data"]["device_to_host_copies"] = 0
+
+    def four_eager_kernels(raw):  # session #0 of an unscoped prediction, on a CUDA capture
+        raw["sessions"][0]["kernels"] = kernels("mul", "add", "sigmoid", "extra")
+
+    craft_cuda(book, "size_sweep", sweep)
+    craft_cuda(book, "ex_sum", one_split_kernel)
+    craft_cuda(book, "ex_item", no_copy)
+    craft_cuda(book, "ex_sigmoid", four_eager_kernels)
+    cpu_sum = book / "snippets/ch01/captures/ex_sum.cpu.json"  # and the CPU's compiled sum split in two
+    raw = json.loads(cpu_sum.read_text())
+    raw["sessions"][1]["kernels"] = kernels("graph_0_cpp_fused_sum_0", "graph_0_cpp_fused_sum_1")
+    raw["sessions"][1]["launches"] = 2
+    cpu_sum.write_text(json.dumps(raw))
+    log = build_fails(book, tmp_path)
+    crafted = "(NVIDIA H100 (crafted by a test), torch"
+    for lang in ("ja",):  # the build stops after the first language that fails: Japanese, built first
+        page = f"{lang}/ch01/index.md: "
+        for claim, says in (
+            ("[[kb:ratio ch01/size_sweep rows.-1.eager_s / rows.-1.compiled_s @cuda >= 1.4]]", "the cuda capture size_sweep.cuda.json says 1.1× " + crafted),
+            ("[[kb:ratio ch01/size_sweep compiled_bandwidth_bytes_per_s / copy_bandwidth_bytes_per_s @cuda >= 0.7]]", "the cuda capture size_sweep.cuda.json says 0.50× " + crafted),
+            ("[[kb:predict ch01/ex_sum#1 launches @cuda == 2]]", "the cuda capture ex_sum.cuda.json says 1 " + crafted),
+            ("[[kb:predict ch01/ex_item value device_to_host_copies @cuda == 1]]", "the cuda capture ex_item.cuda.json says 0 " + crafted),
+            ("[[kb:predict ch01/ex_sigmoid#0 launches == 3]]", "the cuda capture ex_sigmoid.cuda.json says 4 " + crafted),
+            ("[[kb:predict ch01/ex_sum#1 launches @cpu == 1]]", "the cpu capture ex_sum.cpu.json says 2 (CPU"),
+        ):
+            assert page + claim + ": " + says in log, f"not reported: {page}{claim}\n{log[-4000:]}"
+    assert "unchecked on cuda" not in log  # every scoped claim had its capture
+
+
+def test_scoped_claims_hold_on_a_crafted_gpu_capture_that_bears_them_out(book, tmp_path):
+    """The same claims pass where a (crafted) CUDA capture says what the page does: nothing left unchecked."""
+    def sweep(raw):
+        raw["data"]["rows"][-1].update(eager_s=1.7e-3, compiled_s=1e-3)
+        raw["data"].update(compiled_bandwidth_bytes_per_s=1.8e12, copy_bandwidth_bytes_per_s=2e12)
+
+    craft_cuda(book, "size_sweep", sweep)
+    craft_cuda(book, "ex_sum", lambda raw: raw["sessions"][1].update(kernels=kernels("triton_red_fused_sum_0", "triton_per_fused_sum_1")))
+    craft_cuda(book, "ex_item", lambda raw: raw["data"].update(device_to_host_copies=1))
+    done = mkdocs_build(book, tmp_path / "site")
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-4000:]
+    assert "unchecked on" not in log
+    page = (tmp_path / "site/en/ch01/index.html").read_text()
+    assert "GPU capture needed" not in page and ">1.7×</span>" in page and ">0.90×</span>" in page
+    ja = (tmp_path / "site/ch01/index.html").read_text()
+    assert ">約 1.7 倍</span>" in ja and "GPU のキャプチャが必要" not in ja
+    instructors = (tmp_path / "site/en/instructors/index.html").read_text()
+    assert "6 of the 6 device-scoped claims and questions are checked now." in instructors
+
+
+def test_the_build_lists_what_no_fresh_capture_checks(built_site):
+    """With CPU captures only, the GPU-only claims are listed, not failed: on the instructors' page, in both languages."""
+    en = (built_site / "en/instructors/index.html").read_text()
+    ja = (built_site / "instructors/index.html").read_text()
+    rows = re.findall(r'<tr data-checked="(\w+)">.*?<code>(.*?)</code>', en)
+    scoped = [text for _, text in rows]
+    assert len(scoped) == 6 and all("@cuda" in t or "@cpu" in t for t in scoped)
+    assert {checked for checked, text in rows if "@cuda" in text} == {"false"}  # no CUDA capture in the checkout
+    assert "unchecked: no fresh CUDA capture" in en and "未確認: CUDA の新しいキャプチャがない" in ja
+    chapter = (built_site / "en/ch01/index.html").read_text()
+    assert chapter.count('kb-needs-capture" title="cuda">GPU capture needed<') == 2  # the two inline ratios
+
+
+def test_the_instructors_objectives_and_device_checks_link_where_the_site_is_served(built_site):
+    """Like the section index, the objectives' and the device checks' links are relative to the
+    instructors' page (a local or preview build never sends a reader to site_url), and land on
+    the chapter's own section."""
+    for prefix in ("", "en/"):
+        page = (built_site / prefix / "instructors/index.html").read_text(encoding="utf-8")
+        objectives = re.findall(r'<p class="kb-objectives-page"><a href="([^"]+)">', page)
+        checks = re.findall(r'<tr data-checked="\w+"><td><a href="([^"]+)">', page)
+        assert objectives == ["../ch01/"], prefix
+        assert len(checks) == 6 and all(re.fullmatch(r"\.\./ch01/#[\w-]+", href) for href in checks), (prefix, checks)
+        chapter = (built_site / prefix / "ch01/index.html").read_text(encoding="utf-8")
+        assert all(f'id="{href.split("#")[1]}"' in chapter for href in checks), checks

@@ -13,10 +13,12 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from . import CAPTURE_FORMAT
 from .files import MiB, InputError, finite_number, parse_json, read_bounded
 
-SCHEMA = f"kernelbook.capture/{CAPTURE_FORMAT}"
+# The file layout's version. CAPTURE_FORMAT (in freshness) is what the harness records:
+# it can change while files keep this layout (old files then read, and are stale).
+LAYOUT = 1
+SCHEMA = f"kernelbook.capture/{LAYOUT}"
 # The published JSON Schema of that format, shipped with the package: for other tools, and
 # for the tests, which check every committed capture against it. Reading a capture here
 # needs no jsonschema (the capture side is standard library only): from_json checks the
@@ -103,6 +105,7 @@ class Capture:
     sessions: tuple[Session, ...]
     data: Any = None  # the snippet's top-level ``results``, when JSON-serialisable
     trace_files: tuple[str, ...] = ()  # gzipped Chrome traces beside the capture, one per session
+    stderr_dropped: int = 0  # the profiler's own USDT lines left out of stderr (capture/stderr.py)
 
     @property
     def last_session(self) -> Session | None:
@@ -196,6 +199,7 @@ def _capture(raw: dict) -> Capture:
         sessions=tuple(_session(s, f"sessions[{i}]") for i, s in enumerate(_list(raw, "sessions", ""))),
         data=raw.get("data"),
         trace_files=tuple(_each_text(raw.get("trace_files", []), "trace_files", TRACE_NAME)),
+        stderr_dropped=_integer(raw, "stderr_dropped", "", default=0),
     )
 
 
@@ -308,8 +312,8 @@ def _choice(raw: dict, key: str, at: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-def _integer(raw: dict, key: str, at: str, minimum: int = 0) -> int:
-    value = _get(raw, key, at)
+def _integer(raw: dict, key: str, at: str, minimum: int = 0, default: Any = ...) -> int:
+    value = _get(raw, key, at, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise _Invalid(f"{_path(at, key)} is {_show(value)}, expected an integer >= {minimum}")
     return value

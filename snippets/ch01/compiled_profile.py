@@ -6,6 +6,9 @@ device = "cuda" if torch.cuda.is_available() else "cpu"
 activities = [ProfilerActivity.CPU]
 if device == "cuda":
     activities.append(ProfilerActivity.CUDA)
+if device == "cpu":
+    # On the CPU, inductor's cpp_fused_* kernels show up in the profiler only with this.
+    torch._inductor.config.cpp.enable_kernel_profile = True
 
 
 def add_relu(a, b):

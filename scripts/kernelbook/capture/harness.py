@@ -51,19 +51,14 @@ def main(argv: list[str] | None = None) -> int:
 def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
     import torch  # after argument parsing, so a usage error stays cheap
 
+    # The harness records, it never configures: no torch or inductor setting is touched
+    # here (importing torch._inductor would even import triton before a snippet can set
+    # TRITON_INTERPRET). Whatever changes a snippet's output is set in its own code.
     settings: dict[str, Any] = {}
     if device == "cuda" and not torch.cuda.is_available():
         return _failure(snippet, "RuntimeError: CUDA was asked for, but torch.cuda.is_available() is False here", "")
-    if device == "cpu":
+    if device == "cpu":  # the one exception, set by the parent: CUDA hidden for a CPU run
         settings["CUDA_VISIBLE_DEVICES"] = os.environ.get("CUDA_VISIBLE_DEVICES")
-        try:  # makes inductor's cpp_fused_* kernels visible to the profiler on the CPU
-            import torch._inductor.config as inductor_config
-
-            inductor_config.cpp.enable_kernel_profile = True
-            settings["inductor.cpp.enable_kernel_profile"] = True
-        except Exception:  # noqa: BLE001 - older torch without inductor: kernels stay eager ops
-            pass
-    settings["torch_threads"] = torch.get_num_threads()
     settings["snippets_at_a_time"] = int(os.environ.get("KERNELBOOK_JOBS") or 1)  # >1 skews timings
 
     sessions: list[dict[str, Any]] = []
@@ -85,6 +80,7 @@ def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
     wall = time.perf_counter() - start
     if device == "cuda":
         torch.cuda.synchronize()
+    settings.update(ran_with(torch))
     if lost:
         return _failure(snippet, "kernelbook harness: " + "; ".join(lost), "")
     data, data_error = _json_data(namespace.get("results"))
@@ -98,6 +94,14 @@ def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:
         "sessions": sessions,
         "trace_files": trace_files,
         "data": data,
+    }
+
+
+def ran_with(torch: Any) -> dict[str, Any]:
+    """What the snippet ran with, read after it ran (it may have set them itself)."""
+    return {
+        "torch_threads": torch.get_num_threads(),
+        "TRITON_INTERPRET": os.environ.get("TRITON_INTERPRET"),
     }
 
 

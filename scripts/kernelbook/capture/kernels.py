@@ -5,11 +5,15 @@ CUDA rule: a kernel is an event with ``cat == "kernel"``. Memcpy, memset, syncs 
 ``## Call CompiledFxGraph … ##`` annotation spans compiled kernels, so counting it
 would count them twice.
 
-CPU rule: the innermost ``aten::`` ops that do work (not allocations or views), plus
-inductor's ``cpp_fused_*`` kernels (visible with ``cpp.enable_kernel_profile``).
-Eager ``(a + b).relu()`` is then 2 kernels (add, clamp_min) and compiled is 1. What an
-op does to its own arguments or output inside itself (``x + 1`` wraps and casts the 1
-with ``aten::to``; ``sum`` zero-fills its output) is part of that op, not a kernel.
+CPU rule: the innermost ``aten::`` ops that do work (not allocations, views or other
+metadata-only ops such as ``resolve_conj``, which ``mm`` calls on its inputs), plus
+inductor's ``cpp_fused_*`` kernels (visible when the snippet sets
+``cpp.enable_kernel_profile``). Eager ``(a + b).relu()`` is then 2 kernels (add,
+clamp_min) and compiled is 1. What an op does to its own arguments or output inside
+itself (``x + 1`` wraps and casts the 1 with ``aten::to``; ``sum`` zero-fills its output)
+is part of that op, not a kernel. A ``record_function("triton: NAME")`` range (a
+``user_annotation``) is one launch of kernel ``NAME``: Triton's interpreter runs a launch
+on the CPU as a few ``aten::`` copies, which belong to that launch and are not counted.
 """
 
 from __future__ import annotations
@@ -32,9 +36,15 @@ NO_WORK_OPS = frozenset(
         "empty empty_strided empty_like new_empty new_empty_strided view as_strided reshape "
         "_reshape_alias _unsafe_view resize_ detach detach_ alias t transpose permute expand "
         "unsqueeze squeeze select slice lift_fresh set_ result_type size stride is_nonzero "
-        "_local_scalar_dense item contiguous to _to_copy_meta numpy_T"
+        "_local_scalar_dense item contiguous to _to_copy_meta numpy_T "
+        # metadata-only: a flag on the tensor or another view of it, never a pass over the data
+        "resolve_conj resolve_neg conj _conj _neg_view view_as expand_as narrow unfold diagonal "
+        "movedim swapaxes split split_with_sizes chunk unbind unflatten"
     ).split()
 )
+
+# A user_annotation range named "triton: NAME" is one launch of the Triton kernel NAME.
+TRITON_RANGE = "triton: "
 
 
 # Ops that, called directly inside a working op, are that op preparing its own
@@ -71,6 +81,7 @@ def extract(trace: Mapping[str, Any], device_kind: str | None = None) -> Extract
         kernel_events = [e for e in events if e.get("cat") == "kernel"]
         launch_events = [e for e in events if e.get("cat") in LAUNCH_CATEGORIES and "Launch" in e["name"]]
     else:
+        cpu_ops += [e for e in events if _triton_range(e)]  # an interpreted Triton launch: one op, one kernel
         kernel_events = _cpu_kernels(cpu_ops)
         launch_events = []
     timed = (
@@ -90,6 +101,10 @@ def extract(trace: Mapping[str, Any], device_kind: str | None = None) -> Extract
 
 def is_cpu_kernel(name: str) -> bool:
     return "cpp_fused_" in name or (name.startswith("aten::") and name not in NO_WORK_OPS)
+
+
+def _triton_range(e: Mapping[str, Any]) -> bool:
+    return e.get("cat") == "user_annotation" and str(e["name"]).startswith(TRITON_RANGE) and len(e["name"]) > len(TRITON_RANGE)
 
 
 def summarise(kernel_events: Iterable[Mapping[str, Any]]) -> tuple[Kernel, ...]:
@@ -121,10 +136,12 @@ def _cpu_kernels(ops: list[dict]) -> list[dict]:
 
     A helper op (``NESTED_HELPER_OPS``) directly inside a working op, and everything
     inside that helper, belongs to the enclosing op and is not looked at on its own.
+    A ``triton: NAME`` range is one launch of kernel ``NAME`` (reported under that
+    name), and everything inside it belongs to that launch.
     """
     found = []
     for evs in _by_thread(ops).values():
-        stack: list[list] = []  # [event, end, working, dropped, has working op inside]
+        stack: list[list] = []  # [event as reported, end, working, swallows what is inside, has working op inside]
 
         def close(entry: list) -> None:
             if entry[2] and not entry[4]:
@@ -136,11 +153,13 @@ def _cpu_kernels(ops: list[dict]) -> list[dict]:
                 close(stack.pop())
             parent = stack[-1] if stack else None
             dropped = parent is not None and (parent[3] or (parent[2] and e["name"] in NESTED_HELPER_OPS))
-            working = not dropped and is_cpu_kernel(e["name"])
+            launch = not dropped and _triton_range(e)
+            working = not dropped and (launch or is_cpu_kernel(e["name"]))
             if working:
                 for entry in stack:
                     entry[4] = True
-            stack.append([e, start + float(e.get("dur", 0)), working, dropped, False])
+            reported = dict(e, name=e["name"][len(TRITON_RANGE):].strip()) if launch else e
+            stack.append([reported, start + float(e.get("dur", 0)), working, dropped or launch, False])
         while stack:
             close(stack.pop())
     return found

@@ -25,6 +25,7 @@ from ..freshness import assess, cuda_present, failure_path, installed_torch, run
 from ..records import CaptureError, dumps, from_json
 from ..snippets import Snippet, source_hash
 from . import child, store
+from .stderr import kept_lines
 
 HEARTBEAT_S = 30.0
 
@@ -198,6 +199,7 @@ def _child_env(device: str, commit: str | None, jobs: int = 1) -> dict[str, str]
 def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdout: str, stderr: str) -> dict:
     from ..records import SCHEMA
 
+    kept, dropped = kept_lines(stderr)  # the profiler's own USDT lines: capture/stderr.py
     return {
         "schema": SCHEMA,
         "snippet": snippet.id,
@@ -206,7 +208,8 @@ def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdo
         "environment": report["environment"],
         "wall_time_s": report["wall_time_s"],
         "stdout": stdout.splitlines(),
-        "stderr": [line for line in stderr.splitlines() if not line.startswith("USDT:")],
+        "stderr": kept,
+        "stderr_dropped": dropped,
         "sessions": report["sessions"],
         "data": report["data"],
         "trace_files": [trace_name(snippet, device, i) for i in range(len(report["trace_files"]))],

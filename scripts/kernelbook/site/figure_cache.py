@@ -26,7 +26,7 @@ def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Captur
     except OSError:
         pass
     fig = figures.figure(name, lang, captures)
-    out = (f'<figure class="kb-figure" id="kb-figure-{name}">\n{fig.svg}\n'
+    out = (f'<figure class="kb-figure" id="kb-figure-{name}">\n{fig.html}\n'
            f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
     for stale in path.parent.glob(f"{name}.{lang}.*.html") if path.parent.is_dir() else ():
         stale.unlink(missing_ok=True)

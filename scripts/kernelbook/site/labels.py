@@ -20,8 +20,8 @@ LABELS: dict[str, dict[str, str]] = {
     "commit": {"ja": "コミット", "en": "commit"},
     "cpu_title": {"ja": "CPU での実行結果です", "en": "This is a CPU capture"},
     "cpu_body": {
-        "ja": "この例の GPU (CUDA) でのキャプチャはまだありません。ここに示す出力とカーネルは CPU で実行したときのもので、カーネル名も時間も GPU とは異なります。CPU では、inductor の `cpp_fused_*` カーネルが profiler に現れるよう、実行時に `torch._inductor.config.cpp.enable_kernel_profile` を有効にしています。",
-        "en": "There is no GPU (CUDA) capture of this example yet. The output and kernels below come from a run on the CPU; kernel names and times differ from a GPU's. On the CPU the harness turns on `torch._inductor.config.cpp.enable_kernel_profile` so that inductor's `cpp_fused_*` kernels show up in the profiler.",
+        "ja": "この例の GPU (CUDA) でのキャプチャはまだありません。ここに示す出力とカーネルは CPU で実行したときのもので、カーネル名も時間も GPU とは異なります。CPU では何も起動されないので、「カーネル」の欄には CPU が実際に仕事をした演算 (いちばん内側の ATen 演算子や、コンパイルされた `cpp_fused_*` のループ) を数えています。実行するときに何かを設定しているのは、スニペット自身のコードに書いてあるものだけです。",
+        "en": "There is no GPU (CUDA) capture of this example yet. The output and kernels below come from a run on the CPU; kernel names and times differ from a GPU's. Nothing is launched on a CPU, so the kernels counted are the operations that did the CPU's work (the innermost ATen operators, or a compiled `cpp_fused_*` loop). Whatever the run needed set is set in the snippet's own code above, nowhere else.",
     },
     "cpu_again": {
         "ja": "この例も CPU で実行した結果です。詳しくは、このページで最初の CPU の注意書きを見てください。",
@@ -72,6 +72,10 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "**このうち {snippets} は CPU でのキャプチャです。** GPU (CUDA) で実行した出力ではなく、カーネル名も時間も GPU とは異なります。",
         "en": "**Of these, {snippets} are CPU captures:** not from a GPU (CUDA) run; kernel names and times differ on a GPU.",
     },
+    "nb_license": {
+        "ja": "© kernelbook の著者たち。本文は [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/deed.ja)、コードは [MIT ライセンス](https://opensource.org/license/mit)で公開しています。",
+        "en": "© the kernelbook authors. Text: [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/); code: [MIT licence](https://opensource.org/license/mit).",
+    },
     "nb_missing": {
         "ja": "キャプチャがまだないため、出力欄は空です。",
         "en": "There are no captures yet, so the output cells are empty.",
@@ -80,6 +84,38 @@ LABELS: dict[str, dict[str, str]] = {
     "nb_date": {"ja": "{date} (UTC)", "en": "{date} (UTC)"},
     "nb_dates": {"ja": "{first} – {last} (UTC)", "en": "{first} to {last} (UTC)"},
     "permalink": {"ja": "この節へのリンク", "en": "Link to this section"},
+    # the instructors' index: a copy button beside each canonical URL
+    "copy": {"ja": "コピー", "en": "Copy"},
+    "copy_link": {"ja": "「{what}」の URL をコピー", "en": "Copy the URL of “{what}”"},
+    "copied": {"ja": "コピーしました", "en": "Copied"},
+    "copy_failed": {"ja": "URL を選択しました。Ctrl+C (⌘C) でコピーできます", "en": "URL selected: press Ctrl+C (⌘C) to copy it"},
+    # scoped claims waiting for their device's capture (the text is the spec's, both languages)
+    "needs_cuda": {"ja": "GPU のキャプチャが必要", "en": "GPU capture needed"},
+    "needs_cpu": {"ja": "CPU のキャプチャが必要", "en": "CPU capture needed"},
+    # objectives, at the top of a chapter: a label, not a heading
+    "objectives": {"ja": "この章の目標", "en": "In this chapter you will"},
+    # exercises: [[kb:predict ...]]
+    "question": {"ja": "問 {n}", "en": "Question {n}"},
+    "answer": {"ja": "答え", "en": "Answer"},
+    "answer_value": {"ja": "実行して得た値: {value}", "en": "The run's answer: {value}"},
+    "answer_session": {"ja": " (profiler セッション {i} / {n})", "en": " (profiler session {i} of {n})"},
+    "answer_waits": {
+        "ja": "この問いの答えは {device} でしか確かめられません。その実行のキャプチャがまだないため、ここには値を示していません。",
+        "en": "Only a run on {device} can answer this question, and there is no capture of one yet, so no value is shown here.",
+    },
+    "device_gpu": {"ja": "GPU", "en": "a GPU"},
+    "device_cpu": {"ja": "CPU", "en": "a CPU"},
+    # the instructors' page: every device-scoped claim and question, and whether it is checked now
+    "dc_where": {"ja": "場所", "en": "Where"},
+    "dc_claim": {"ja": "主張 / 問い", "en": "Claim or question"},
+    "dc_status": {"ja": "いまの状態", "en": "Checked now?"},
+    "dc_checked": {"ja": "確認済み: {device}, torch {torch}, {date}", "en": "checked: {device}, torch {torch}, {date}"},
+    "dc_unchecked": {"ja": "未確認: {device} の新しいキャプチャがない", "en": "unchecked: no fresh {device} capture"},
+    "dc_summary": {
+        "ja": "デバイスを限定した主張と問いは {n} 件で、そのうちいま確認できているのは {checked} 件です。",
+        "en": "{checked} of the {n} device-scoped claims and questions are checked now.",
+    },
+    "dc_none": {"ja": "デバイスを指定した主張や問いはありません。", "en": "No claim or question is scoped to one device."},
 }
 
 

@@ -53,6 +53,25 @@ def is_notebook(file) -> bool:
     return file.src_uri.endswith(".ipynb")
 
 
+def chain_chapters(pages: list) -> None:
+    """The footer's previous/next go page to page and skip the notebooks: a reader who
+    finishes chapter 1 is led to what follows it, not to its notebook as if it were the
+    next chapter. A notebook's own footer leads back to its chapter (the page before it in
+    the navigation) and on to that chapter's next. The notebooks stay in the navigation and
+    are linked from their chapter.
+    """
+    chapters = [p for p in pages if not is_notebook(p.file)]
+    for before, page, after in zip([None, *chapters[:-1]], chapters, [*chapters[1:], None]):
+        page.previous_page, page.next_page = before, after
+    owner = None
+    for page in pages:
+        if not is_notebook(page.file):
+            owner = page
+            continue
+        page.previous_page = owner
+        page.next_page = owner.next_page if owner is not None else (chapters[0] if chapters else None)
+
+
 def make_pages(files, config, exists=Path.is_file):
     """After i18n: each notebook it kept for this language becomes a page again (see above).
 

@@ -80,7 +80,8 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
         stem = re.sub(r"[^A-Za-z0-9-]", "-", value.rsplit("/", 1)[-1])
         cells.append(_code(_unique(f"run-{stem}", ids), source, capture.stdout if capture else ""))
     prefix = ("" if lang == "ja" else f"{lang}/") if prefix is None else prefix
-    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, prefix, chapter)), "", label("nb_outputs", lang), "", *_provenance(shown, lang)]
+    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, prefix, chapter)), "", label("nb_outputs", lang), "",
+            *_provenance(shown, lang), "", label("nb_license", lang)]
     cells.insert(0, _markdown(_unique("title", ids), "\n".join(head)))
     return {
         "cells": cells,

@@ -45,3 +45,20 @@ def headings(markdown: str) -> list[Heading]:
         found.append(Heading(len(m.group(1)), ANCHOR.sub("", m.group(2)).strip(),
                              anchor.group(1) if anchor else None, m.group(0), m.start()))
     return found
+
+
+@dataclass(frozen=True)
+class PageText:
+    """One page of a language, as written: where it lives, how links reach it, its Markdown."""
+
+    rel: str  # relative to its language's folder: "ch01/index.md"
+    url: str  # its address as the linking page reaches it: "../ch01/" on the site, or "https://…/en/ch01/"
+    text: str  # the whole file, front matter included
+
+
+def front_matter(markdown: str) -> tuple[dict, str]:
+    """The page's YAML front matter (as MkDocs reads it) and the Markdown after it."""
+    from mkdocs.utils.meta import get_data
+
+    body, meta = get_data(markdown)
+    return (meta if isinstance(meta, dict) else {}), body

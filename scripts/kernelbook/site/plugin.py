@@ -39,12 +39,12 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import notebook_cache, notebook_pages, notebooks, twins
+from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
 from .labels import label
-from .sections import section_index
+from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -65,13 +65,15 @@ class KernelbookConfig(Config):
     cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
 
 
-# What the blocks the plugin writes are made of: notices (admonition), heading anchors
-# (attr_list), the example's Markdown inside its <div> (md_in_html), code with a title
-# (superfences, highlight), CUDA/CPU tabs (tabbed). Added when a book lacks them.
+# What the blocks the plugin writes are made of: notices and questions (admonition),
+# collapsed answers (details), heading anchors (attr_list), the example's Markdown inside
+# its <div> (md_in_html), code with a title (superfences, highlight), CUDA/CPU tabs
+# (tabbed). Added when a book lacks them.
 MARKDOWN_EXTENSIONS: dict[str, dict] = {
     "admonition": {},
     "attr_list": {},
     "md_in_html": {},
+    "pymdownx.details": {},
     "pymdownx.highlight": {},
     "pymdownx.superfences": {},
     "pymdownx.tabbed": {"alternate_style": True},
@@ -85,9 +87,11 @@ class BuildRun:
     settings: BookSettings
     book: dict[str, Entry] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     counts: Counter = field(default_factory=Counter)
     notebooks: dict[Path, bytes] = field(default_factory=dict)  # every chapter notebook as this build makes it
     staged: dict[str, str] = field(default_factory=dict)  # docs/ path -> the staged copy rendered instead
+    search: object | None = None  # material's search plugin, when each language gets its own index
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -119,6 +123,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if settings.language_folders:
             for problem in twins.check_tree(settings.docs_dir, settings.languages):
                 self._report(problem)
+            if len(settings.languages) > 1:
+                self.run.search = _material_search(config)
         return config
 
     def on_pre_build(self, config):
@@ -176,6 +182,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     on_files = CombinedEvent(_files_add_new_notebooks, _files_notebook_pages)
 
+    @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
+    def on_nav(self, nav, config, files):
+        notebook_pages.chain_chapters(nav.pages)
+        return nav
+
     @event_priority(-50)  # after mkdocs-jupyter's on_pre_page, which sets the page's render
     def on_pre_page(self, page, config, files):
         jupyter = config.plugins.get("mkdocs-jupyter")
@@ -188,18 +199,35 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if notebook_pages.is_notebook(page.file):
             return markdown  # mkdocs-jupyter renders it from the .ipynb: no page Markdown here
         run = self.run
-        base = (config.site_url or "/").rstrip("/") + "/"
+        lang = self._lang(page)
+
+        def pages(lang: str):
+            """Every page of ``lang``, linked relatively from this page (it works wherever the site is served)."""
+            return read_pages(run.settings.pages(lang), relative(run.settings.url_prefix(lang), page.url))
+
+        def canonical(lang: str) -> str:
+            return run.settings.site_url.rstrip("/") + "/" + run.settings.url_prefix(lang) if run.settings.site_url else ""
+
         ctx = Context(
-            lang=self._lang(page),
+            lang=lang,
             page=page.file.src_uri,
             book=run.book,
             figure=lambda name, lang: self._figure(name, lang, ctx),
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
-            sections=lambda lang: section_index(run.settings.pages(lang), base + run.settings.url_prefix(lang)),
+            sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
+            pages=pages,
         )
         rendered = render_page(markdown, ctx)
+        try:
+            rendered = objectives.after_title(rendered, objectives.render(objectives.read(page.meta), lang))
+        except ValueError as exc:
+            ctx.error(page.file.src_uri, str(exc))
         for problem in ctx.errors:
             self._report(problem)
+        for note in ctx.unchecked:  # not a failure: listed here and on the instructors' page
+            if note not in run.unchecked:
+                run.unchecked.append(note)
+                log.info("kernelbook: %s", note)
         return rendered
 
     def on_page_content(self, html, page, config, files):
@@ -212,23 +240,60 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
             _copy_download(page, config)
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
-        return _HEAD_ALTERNATE.sub("", output[:head]) + output[head:] if head >= 0 else output
+        if head >= 0:
+            output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
+        lang = self._lang(page)
+        if self.run.search is not None and lang != self.run.settings.default_language:
+            try:  # the page searches its own language's index (search_index.py)
+                output = search_index.rebase(output, self.run.settings.url_prefix(lang))
+            except ValueError as exc:
+                self._report(f"{page.file.src_uri}: {exc}")
+        return output
 
-    def _post_build_check(self, config):
+    def _check_build(self, config):
         run = self.run
         counts = run.counts
         log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache",
                  counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"])
+        if run.unchecked:
+            devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
+            log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "
+                     "and on the instructors' page", len(run.unchecked), " and ".join(devices))
         if run.problems:
             raise PluginError(f"kernelbook: {len(run.problems)} problem(s) in the book, listed above; the first: {run.problems[0]}")
+
+    @event_priority(-110)  # after mkdocs-static-i18n (-100) has written every language into one index
+    def _split_search(self, config):
+        """One search index per language, beside that language's pages (see search_index.py).
+
+        Also runs after each language's own build, when the search plugin holds that language's
+        entries only: then only that language's index is written; the last run writes them all.
+        """
+        search = self.run.search
+        if search is None:
+            return
+        settings = self.run.settings
+        prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
+        index = search.search_index
+        try:
+            by_language = search_index.split(index.entries, prefixes)
+        except ValueError as exc:
+            raise PluginError(f"kernelbook: per-language search: {exc}") from None
+        for lang, entries in by_language.items():
+            if not entries:
+                continue
+            own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
+            own.entries = entries
+            path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(own.generate_search_index(None), encoding="utf-8")
+
 
     @event_priority(-1000)  # after every other plugin's, mkdocs-static-i18n's other-language builds included
     def _post_build_write(self, config):
         self.depth = max(0, self.depth - 1)
         if self.depth == 0 and not self.run.settings.read_only and not _warned(config):
             self._write_notebooks()
-
-    on_post_build = CombinedEvent(_post_build_check, _post_build_write)
 
     def on_build_error(self, error):
         self.depth = max(0, self.depth - 1)  # a failed build writes nothing
@@ -239,6 +304,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             if not _holds(path, data):
                 write_atomic(path, data)
                 log.info("kernelbook: wrote %s", _rel(path, self.run.settings.root))
+
+    on_post_build = CombinedEvent(_check_build, _split_search, _post_build_write)
 
     # ------------------------------------------------------------ services for the directives
 
@@ -308,6 +375,18 @@ def _warned(config) -> bool:
 
     return bool(config.strict) and any(isinstance(h, CountHandler) and h.get_counts()
                                        for h in logging.getLogger("mkdocs").handlers)
+
+
+def _material_search(config):
+    """material's search plugin, when it is on and builds the index this module knows how to split; else None."""
+    for name in ("material/search", "search"):
+        plugin = config.plugins.get(name)
+        if plugin is not None and getattr(plugin.config, "enabled", False) and type(plugin).__module__.startswith("material."):
+            return plugin
+        if plugin is not None:
+            log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
+            return None
+    return None
 
 
 def _rel(path: Path, root: Path) -> str:

@@ -1,9 +1,10 @@
-"""Twin pages in two languages must match: same pages, anchors and directives. Pure."""
+"""Twin pages in two languages must match: same pages, anchors, directives and number of objectives. Pure."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from . import objectives
 from .directives import REGISTRY
 from .labels import LANGUAGE_NAMES
 from .page_text import headings, strip_code
@@ -37,6 +38,12 @@ def compare(name: str, ja: str, en: str, langs: tuple[str, str] = LANGS) -> list
             problems.append(f"docs/{lang}/{name}: heading without an explicit anchor: {heading.strip()!r} (add {{ #id }})")
     if anchors(ja) != anchors(en):
         problems.append(f"docs/{{{a},{b}}}/{name}: anchors differ: {a} {anchors(ja)} vs {b} {anchors(en)}")
+    try:
+        oj, oe = objectives.of_page(ja), objectives.of_page(en)
+        if len(oj) != len(oe):
+            problems.append(f"docs/{{{a},{b}}}/{name}: objectives differ in number: {a} {len(oj)} vs {b} {len(oe)}")
+    except ValueError as exc:
+        problems.append(f"docs/{{{a},{b}}}/{name}: {exc}")
     dj, de = directives(ja), directives(en)
     if dj != de:
         first = next((i for i, (x, y) in enumerate(zip(dj, de)) if x != y), min(len(dj), len(de)))

@@ -2,11 +2,27 @@
 
 The claims in the prose, the kernel tables and the figures all write numbers through
 these functions, so a page and its pictures never disagree on how a time is spelled.
+
+A value from a snippet's ``results`` is written by the suffix of its key (the
+convention snippets name their keys by; ``by_key`` picks, longest suffix first):
+
+==================  =========================================  ==============================
+key ends in         written as                                 e.g.
+==================  =========================================  ==============================
+``_bytes_per_s``    bandwidth, decimal prefixes                ``45 GB/s``, ``3.9 TB/s``
+``_flop_per_s``     arithmetic rate, decimal prefixes          ``312 TFLOP/s``
+``_bytes``          size, binary (IEC) prefixes                ``4 MiB``, ``1.5 GiB``
+``_share``          a fraction as a percentage                 ``85%``
+``_s``              seconds                                    ``1.25 ms``, ``12.3 µs``
+anything else       integers with thousands separators,        ``2,147,483,648``, ``0.0712``
+                    other numbers with three significant digits
+==================  =========================================  ==============================
 """
 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 _SECONDS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
@@ -51,14 +67,70 @@ def format_bandwidth(bytes_per_s: float) -> str:
     return f"{gbs:.0f} GB/s" if gbs >= 10 else f"{significant(gbs, 2)} GB/s"
 
 
-def format_ratio(ratio: float) -> str:
-    """"12×", "1.4×", "0.83×"."""
-    return f"{ratio:.0f}×" if ratio >= 10 else f"{ratio:.1f}×" if ratio >= 1 else f"{ratio:.2f}×"
+def ratio_number(ratio: float) -> str:
+    """A ratio's digits: whole above 10 (thousands separated), one decimal above 1, two below."""
+    if ratio >= 10:
+        return f"{ratio:,.0f}"
+    if ratio >= 1:
+        return f"{ratio:.1f}"
+    return f"{ratio:.2f}" if ratio >= 0.01 or ratio == 0 else significant(ratio, 1)
+
+
+def format_ratio(ratio: float, lang: str = "en") -> str:
+    """en "13,783×", "1.4×", "0.07×"; ja "約 13,783 倍", "約 1.4 倍", "約 0.07 倍"."""
+    digits = ratio_number(ratio)
+    return f"約 {digits} 倍" if lang == "ja" else f"{digits}×"
 
 
 def format_number(value: float) -> str:
     """Integers with thousands separators, other numbers with three significant digits."""
-    return f"{value:,}" if isinstance(value, int) else f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:.3g}"
+
+
+_IEC = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+
+
+def format_bytes(n: float) -> str:
+    """A size with binary prefixes: "512 B", "4 MiB", "1.5 GiB" (three significant digits)."""
+    for factor, unit in _IEC:
+        if abs(n) >= factor:
+            return f"{_trim(significant(n / factor, 3))} {unit}"
+    return f"{format_number(n)} B"
+
+
+def format_share(fraction: float) -> str:
+    """A fraction as a percentage: 0.85 -> "85%", 0.0712 -> "7.1%", 0.004 -> "0.4%"."""
+    pct = fraction * 100
+    text = f"{pct:.0f}" if abs(pct) >= 10 else _trim(significant(pct, 2))
+    return f"{text}%"
+
+
+def _trim(digits: str) -> str:
+    """Drop trailing zeros after a decimal point: "4.00" -> "4", "1.50" -> "1.5"."""
+    return digits.rstrip("0").rstrip(".") if "." in digits else digits
+
+
+# Longest suffix first: "_bytes_per_s" must win over "_s" and "_bytes".
+SUFFIXES: tuple[tuple[str, Callable[[float], str]], ...] = (
+    ("_bytes_per_s", lambda v: format_bandwidth(v)),
+    ("_flop_per_s", lambda v: format_si(v, "FLOP/s")),
+    ("_bytes", lambda v: format_bytes(v)),
+    ("_share", lambda v: format_share(v)),
+    ("_s", lambda v: format_seconds(v)),
+)
+
+
+def by_key(key: str, value: float) -> str:
+    """A number from ``results`` written by its key's suffix (the table above)."""
+    name = key.rsplit(".", 1)[-1]
+    for suffix, write in SUFFIXES:
+        if name.endswith(suffix):
+            return write(value)
+    return format_number(value)
 
 
 def decade(k: int) -> str:

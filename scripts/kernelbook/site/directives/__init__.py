@@ -8,6 +8,10 @@ imports the modules that register them, then renders pages:
 * ``services``: ``[[kb:figure NAME]]``, ``[[kb:notebook CHAPTER]]``, ``[[kb:sections]]``,
   drawn by the site (the plugin hands the functions in through the Context)
 * ``claims``: the inline claims, one per kind in ``site/claims.py``
+* ``data``: ``[[kb:data SNIPPET KEY LANG]]``, a string the snippet stored, as a code block
+* ``predict``: ``[[kb:predict SNIPPET KIND ... OP VALUE]]`` and its indented question, an
+  exercise whose answer (a claim) the run gives
+* ``instructors``: ``[[kb:objectives]]`` and ``[[kb:device-checks]]``, read from every page
 
 Code blocks show directives as written; anything left that looks like a directive is an
 error naming the page and the text.
@@ -18,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ..page_text import FENCE
-from . import claims, environment, run, services  # noqa: F401 - each registers its directives
+from . import claims, data, environment, instructors, predict, run, services  # noqa: F401 - each registers its directives
 from .context import Context
 from .registry import LEFTOVER, REGISTRY, Directive, Registry, block, inline
 from .run import fence

@@ -1,13 +1,17 @@
 """The inline claims: each claim kind of ``site/claims.py`` as an inline directive.
 
-A claim's value comes from the capture the page shows; its check (``OP X``) must hold
-for every fresh capture. A new kind is one ``@kind`` function in ``site/claims.py``.
+An unscoped claim's value comes from the capture the page shows, and its check
+(``OP X``) must hold for every fresh capture. A scoped claim (``@cuda`` / ``@cpu``) is
+checked and shown only from its device's fresh capture; without one the page says which
+capture it needs and the build lists it as unchecked. A new kind is one ``@kind``
+function in ``site/claims.py``.
 """
 
 from __future__ import annotations
 
 from .. import claims
 from ..escape import inert
+from ..labels import label
 from .context import Context
 from .registry import REGISTRY, Directive
 
@@ -17,21 +21,47 @@ def render(d: Directive, ctx: Context) -> str:
         claim = claims.parse(d.name, d.arg, d.text)
     except claims.ClaimError as exc:
         return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
+    reading = evaluate(claim, ctx)
+    return "" if reading is None else inline_value(reading, ctx)
+
+
+def evaluate(claim: claims.Claim, ctx: Context) -> claims.Reading | None:
+    """The claim checked on the captures it speaks for, and read; problems and unchecked claims reported."""
     entry = ctx.entry(claim.snippet, claim.text)
     if entry is None:
-        return ""
+        return None
     try:
-        for capture in entry.fresh:  # a check must hold on every fresh capture
-            claims.check(claim, capture)
-        got = claims.value(claim, entry.shown)
+        reading = claims.read(claim, entry.fresh, entry.shown)
     except claims.ClaimError as exc:
-        return ctx.error(claim.text, str(exc).removeprefix(claim.text + ": "))
+        ctx.error(claim.text, str(exc).removeprefix(claim.text + ": "))
+        return None
     except (TypeError, ValueError, KeyError) as exc:  # a claim that does not fit the data: name it, never crash
-        return ctx.error(claim.text, f"cannot evaluate it ({type(exc).__name__}: {exc})")
-    text = inert(claims.format_value(claim, got, ctx.lang))
+        ctx.error(claim.text, f"cannot evaluate it ({type(exc).__name__}: {exc})")
+        return None
+    if reading.unchecked_on:
+        ctx.unchecked.append(f"{ctx.page}: {claim.text}: unchecked on {reading.unchecked_on} "
+                             f"(no fresh {reading.unchecked_on} capture of {claim.snippet})")
+    return reading
+
+
+def needs_capture(device: str, lang: str) -> str:
+    """What a scoped claim shows while its device has no fresh capture: "GPU capture needed"."""
+    return label("needs_cuda" if device == "cuda" else "needs_cpu", lang)
+
+
+def inline_value(reading: claims.Reading, ctx: Context) -> str:
+    """The claim's value as inline HTML: code for kernel names and strings, a placeholder when unchecked."""
+    claim = reading.claim
+    if reading.capture is None:
+        return f'<span class="kb-value kb-needs-capture" title="{claim.scope}">{inert(needs_capture(claim.scope, ctx.lang))}</span>'
+    got = reading.value
+    text = inert(claims.format_value(claim, got, ctx.lang))  # what a capture says is never markup: escape.py
+    device = inert(reading.capture.device)
     if claims.KINDS[claim.kind].code:
         return f'<code class="kb-kernel" title="{inert(got)}">{text}</code>'
-    return f'<span class="kb-value" title="{inert(entry.shown.device)}">{text}</span>'
+    if isinstance(got, str) and claim.kind == "value":  # a string the snippet stored: code, as written
+        return f'<code class="kb-value" title="{device}">{text}</code>'
+    return f'<span class="kb-value" title="{device}">{text}</span>'
 
 
 for _name in claims.KINDS:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..book import Entry
+from ..page_text import PageText
 
 
 def _nothing(*args: str) -> str:
@@ -24,8 +25,16 @@ class Context:
     figure: Callable[[str, str], str] = _nothing  # (name, lang) -> HTML
     notebook: Callable[[str, str], str] = _nothing  # (chapter, lang) -> Markdown
     sections: Callable[[str], str] = _nothing  # lang -> the section index
+    pages: Callable[[str], list[PageText]] = lambda lang: []  # lang -> every page of that language, read
     errors: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     said: set[str] = field(default_factory=set)  # notices already given in full on this page
+    counts: dict[str, int] = field(default_factory=dict)  # numbering on this page (questions)
+
+    def next(self, what: str) -> int:
+        """1, 2, 3, ... for each ``what`` on this page."""
+        self.counts[what] = self.counts.get(what, 0) + 1
+        return self.counts[what]
 
     def error(self, where: str, message: str) -> str:
         """Record a problem (the build fails, naming page, directive and message); an inline marker for the page."""

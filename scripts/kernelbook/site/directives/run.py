@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Callable
 
 from ...kernel_names import short_name
 from ...records import Capture
@@ -38,19 +39,28 @@ def example(entry: Entry, ctx: Context) -> str:
     for capture in entry.fresh:
         if capture.last_session is not None and capture.last_session.launches == 0:
             ctx.error(f"[[kb:run {entry.snippet.id}]]", f"the {capture.device} capture opened a profiler but recorded no kernel: did the code under the profiler run?")
-    if entry.cuda is None:
-        # The full explanation once per page; later examples say it again briefly.
-        notice = label("cpu_again" if "cpu" in ctx.said else "cpu_body", lang)
-        notice += " " + label("cuda_stale", lang) if entry.notes else ""
-        ctx.said.add("cpu")
-        parts += [f'!!! warning "{label("cpu_title", lang)}"', "", "    " + notice, ""]
-    if entry.cuda and entry.cpu:
-        for name, capture in (("CUDA", entry.cuda), ("CPU", entry.cpu)):
-            parts += [f'=== "{name}"', "", _indent(captured(capture, lang)), ""]
-    else:
-        parts += [captured(entry.shown, lang), ""]
-    parts += ["</div>", ""]
+    parts += cpu_notice(entry, ctx) + per_device(entry, lambda capture: captured(capture, lang)) + ["</div>", ""]
     return "\n".join(parts)
+
+
+def cpu_notice(entry: Entry, ctx: Context) -> list[str]:
+    """The notice above a CPU capture shown where no CUDA one is fresh (in full once per page)."""
+    if entry.cuda is not None:
+        return []
+    notice = label("cpu_again" if "cpu" in ctx.said else "cpu_body", ctx.lang)
+    notice += " " + label("cuda_stale", ctx.lang) if entry.notes else ""
+    ctx.said.add("cpu")
+    return [f'!!! warning "{label("cpu_title", ctx.lang)}"', "", "    " + notice, ""]
+
+
+def per_device(entry: Entry, render: Callable[[Capture], str]) -> list[str]:
+    """What ``render`` makes of each fresh capture: CUDA and CPU tabs when both are, else the one shown."""
+    if entry.cuda and entry.cpu:
+        parts = []
+        for name, capture in (("CUDA", entry.cuda), ("CPU", entry.cpu)):
+            parts += [f'=== "{name}"', "", indent(render(capture)), ""]
+        return parts
+    return [render(entry.shown), ""]
 
 
 def captured(capture: Capture, lang: str) -> str:
@@ -91,6 +101,12 @@ def kernel_table(capture: Capture, lang: str) -> str:
 
 
 def provenance(capture: Capture, lang: str) -> str:
+    """Where and when a capture ran, as an HTML paragraph."""
+    return f'<p class="kb-provenance" data-device="{capture.device}">{provenance_text(capture, lang)}</p>'
+
+
+def provenance_text(capture: Capture, lang: str) -> str:
+    """The provenance line's text: escaped for HTML and for Markdown, so it can sit in either."""
     env = capture.environment
     bits = [inert(env.device_name)]
     if env.compute_capability:
@@ -102,7 +118,8 @@ def provenance(capture: Capture, lang: str) -> str:
     bits.append(f'{label("wall", lang)} {format_seconds(capture.wall_time_s)}')
     if env.git_commit:
         bits.append(f'{label("commit", lang)} <code>{inert(env.git_commit)}</code>')
-    return f'<p class="kb-provenance" data-device="{capture.device}">{label("ran_on", lang)}: {" · ".join(bits)}</p>'
+    return f'{label("ran_on", lang)}: {" · ".join(bits)}'
+
 
 
 # ---------------------------------------------------------------- helpers
@@ -115,7 +132,7 @@ def fence(text: str, info: str) -> str:
     return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}"
 
 
-def _indent(text: str) -> str:
+def indent(text: str) -> str:
     return "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines())
 
 

@@ -2,11 +2,11 @@
 
 ``figure(name, lang, captures)`` draws the figure registered as ``name`` in one of
 :data:`LANGS` from the captures the page shows (the caller picks CUDA when fresh, else
-CPU); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
+CPU), once per layout of :data:`LAYOUTS` (a desktop's, a phone's); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
 plus the drawing code, so a build redraws a figure only when one of them changes.
 Same input, byte-identical SVG.
 
-The package: ``svg`` (elements, text, colours, styles), ``axes`` (log–log plot areas,
+The package: ``svg`` (elements, text, colours, styles, layouts and panels), ``axes`` (log–log plot areas,
 ticks), ``strings`` (words shared by figures), ``base`` (the Figure record and the
 registry), then one module per figure, each calling ``register(FigureKind(...))``:
 
@@ -19,6 +19,7 @@ Adding a figure is one new module beside these, imported below.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
@@ -27,12 +28,13 @@ from pathlib import Path
 from ...records import Capture
 from . import traffic, timeline, sweep  # noqa: F401, I001 - each registers its figure: this order is FIGURES
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
+from .svg import LAYOUTS, Layout
 from .traffic import TRAFFIC, round_trips, transfers
 
 FIGURES = tuple(KINDS)
 
-__all__ = ["FIGURES", "LANGS", "TRAFFIC", "Figure", "FigureKind", "MissingCapture", "data_key", "figure",
-           "register", "round_trips", "transfers"]
+__all__ = ["FIGURES", "LANGS", "LAYOUTS", "TRAFFIC", "Figure", "FigureKind", "Layout", "MissingCapture", "data_key",
+           "figure", "register", "round_trips", "transfers"]
 
 
 def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
@@ -42,7 +44,14 @@ def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
     absent, and ``ValueError`` for an unknown figure or language or unusable data.
     """
     kind = _kind(name, lang)
-    return kind.draw(kind.inputs(captures), lang)
+    inputs = kind.inputs(captures)
+    drawn = [kind.draw(inputs, lang, layout) for layout in LAYOUTS]
+    first = drawn[0]
+    for other, layout in zip(drawn[1:], LAYOUTS[1:]):
+        if (other.alt, other.caption, other.data) != (first.alt, first.caption, first.data):
+            raise ValueError(f"figure {name!r} describes itself differently in its {layout.name} layout; "
+                             "alt, caption and data must not depend on the width")
+    return dataclasses.replace(first, svgs=tuple(f.svg for f in drawn))
 
 
 def data_key(name: str, captures: Mapping[str, Capture]) -> str:

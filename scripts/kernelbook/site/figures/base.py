@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...records import Capture
+from .svg import Layout
 
 LANGS = ("ja", "en")
 
@@ -18,10 +19,20 @@ class Figure:
 
     name: str  # "traffic" | "timeline" | "sweep" | ...
     lang: str  # "ja" | "en"
-    svg: str  # a complete <svg ...>...</svg> element
-    alt: str  # alt text in the page's language (also the <title> the svg is labelled by)
+    svgs: tuple[str, ...]  # a complete <svg ...>...</svg> per layout of svg.LAYOUTS, in that order
+    alt: str  # alt text in the page's language (also the <title> each svg is labelled by)
     caption: str  # one sentence in the page's language, plain text
     data: dict  # what it was drawn from, e.g. {"eager_kernel_bars": 2, ...}
+
+    @property
+    def svg(self) -> str:
+        """The first layout's drawing: the wide one."""
+        return self.svgs[0]
+
+    @property
+    def html(self) -> str:
+        """Every layout's drawing, for the page (its CSS shows the one that fits)."""
+        return "\n".join(self.svgs)
 
 
 @dataclass(frozen=True)
@@ -31,7 +42,7 @@ class FigureKind:
     name: str
     needs: tuple[str, ...]  # snippet ids of the captures it is drawn from
     inputs: Callable[[Mapping[str, Capture]], dict]  # captures -> exactly what it draws (plain JSON data, validated)
-    draw: Callable[[dict, str], Figure]  # (inputs, lang) -> the figure
+    draw: Callable[[dict, str, Layout], Figure]  # (inputs, lang, layout) -> the figure, its one svg laid out for layout.width
 
 
 KINDS: dict[str, FigureKind] = {}

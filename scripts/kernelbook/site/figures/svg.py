@@ -1,11 +1,22 @@
-"""SVG primitives every figure is drawn with: elements, text, escaping, sizes, colours, styles. Pure.
+"""SVG primitives every figure is drawn with: elements, text, escaping, sizes, colours, styles,
+and the layouts that make a figure fit a phone. Pure.
 
 Every SVG is self-contained (no fonts, no links, no external references), sized by its
 ``viewBox`` at ``width="100%"``, coloured only through mkdocs-material's CSS custom
-properties (with fallbacks) in a ``<style>`` scoped by a class unique to the figure and
-language, so it reads in the light and the dark ("slate") scheme, and named for screen
-readers by a ``<title>`` holding the alt text (``role="img"``, ``aria-labelledby``).
-Text is real ``<text>``: selectable, translated, escaped.
+properties (with fallbacks) in a ``<style>`` scoped by a class unique to the figure,
+language and layout, so it reads in the light and the dark ("slate") scheme, and named
+for screen readers by a ``<title>`` holding the alt text (``role="img"``,
+``aria-labelledby``). Text is real ``<text>``: selectable, translated, escaped.
+
+Fitting the width. A drawing scales with its column, and so does its text: a 720-unit
+drawing in a phone's 343-px column would print 13-unit labels at 6 px. So every figure
+is drawn once per :data:`LAYOUTS` entry, a wide one for desktops and a narrow one for
+phones (panels side by side become panels stacked, labels move above what they label),
+and the page shows one: kernelbook.css switches to the narrow drawing with a container
+query when the figure's box is narrower than :func:`narrowest_column` of the wide one,
+the width below which the wide drawing's smallest text would fall under :data:`MIN_PX`.
+A figure lays itself out for ``layout.width``; :func:`arrange` places panels in rows that
+wrap, so a figure made of panels gets its phone layout from the panels' widths alone.
 """
 
 from __future__ import annotations
@@ -14,11 +25,67 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-WIDTH = 720  # viewBox width of every figure
 FONT = 14  # body text, in viewBox units
-SMALL = 13  # ticks, kernel names, notes: never below 11, so that 375 px screens can still read it
+SMALL = 13  # ticks, kernel names, notes: the smallest text any figure draws
+MIN_PX = 11  # the smallest text on screen, in CSS px, at every width a drawing is shown at
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A width every figure is drawn at (viewBox units: CSS px at scale 1)."""
+
+    name: str  # the drawing's class is kb-layout-<name>; kernelbook.css shows one layout at a time
+    width: float
+    max_px: float | None = None  # the widest it is ever shown (None: its column's width)
+
+
+WIDE = Layout("wide", 720.0)  # a desktop's column: about 690 px
+NARROW = Layout("narrow", 340.0, max_px=480.0)  # a phone's: 343 px at 375, still MIN_PX at 288 (a 320-px phone)
+LAYOUTS = (WIDE, NARROW)  # the first is the one shown when no stylesheet chooses
+
+
+def narrowest_column(layout: Layout) -> float:
+    """The narrowest box (CSS px) ``layout`` may be shown in: its SMALL text is MIN_PX there."""
+    return layout.width * MIN_PX / SMALL
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A part of a figure drawn from its own origin: ``body`` fills ``width`` × ``height``."""
+
+    width: float
+    height: float
+    body: str
+
+
+def arrange(panels: Sequence[Panel], width: float, *, gap: float = 24.0, row_gap: float = 16.0) -> tuple[str, float]:
+    """Panels left to right while they fit in ``width``, then on the next row: side by side in
+    a wide drawing, one under another in a narrow one. Returns the drawing and its height.
+
+    Raises ValueError for a panel wider than ``width``: it would be cut off on the page.
+    """
+    rows: list[list[Panel]] = []
+    used = 0.0
+    for panel in panels:
+        if panel.width > width + 1e-6:
+            raise ValueError(f"a {num(panel.width)}-unit panel does not fit a {num(width)}-unit drawing")
+        if rows and used + gap + panel.width <= width + 1e-6:
+            rows[-1].append(panel)
+            used += gap + panel.width
+        else:
+            rows.append([panel])
+            used = panel.width
+    out, y = [], 0.0
+    for row in rows:
+        x = 0.0
+        for panel in row:
+            out.append(el("g", panel.body, transform=f"translate({num(x)} {num(y)})"))
+            x += panel.width + gap
+        y += max(p.height for p in row) + row_gap
+    return "".join(out), (y - row_gap if rows else 0.0)
 
 # Colours: mkdocs-material's custom properties, which its light and dark ("slate")
 # schemes both define; the fallbacks keep the figure readable outside the theme.
@@ -157,7 +224,9 @@ RULES: tuple[tuple[str, str], ...] = (
     # series lines and their markers
     (" .kb-eager", "fill:currentColor"),  # in the figure's colour
     (" .kb-compiled", f"color:{ACCENT};fill:currentColor"),
+    (" .kb-copy", f"color:{FG_LIGHT};fill:currentColor"),
     (" polyline", "fill:none;stroke:currentColor;stroke-width:2;stroke-linejoin:round"),
+    (" .kb-copy polyline", "stroke-dasharray:6 4"),
     (" .kb-roof", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4"),
     (" .kb-roof-label", f"fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),
 )
@@ -176,15 +245,22 @@ def css(cls: str, body: str = "") -> str:
     return "".join(f".{cls}{tail}{{{decl}}}" for tail, decl in RULES if needed(tail))
 
 
-def document(name: str, lang: str, height: float, alt: str, body: Sequence[str]) -> str:
-    """The complete ``<svg>``: titled by ``alt``, styled by what ``body`` uses, :data:`WIDTH` wide."""
-    cls = f"kb-fig-{name}-{lang}"
+def document(name: str, lang: str, layout: Layout, height: float, alt: str, body: Sequence[str]) -> str:
+    """The complete ``<svg>`` of one layout: titled by ``alt``, styled by what ``body`` uses.
+
+    Shown by default only in the first of :data:`LAYOUTS` (its own style says so, so a page
+    without kernelbook.css shows one drawing, not all of them); sized by the CSS, never
+    inline, so that kernelbook.css can switch layouts.
+    """
+    cls = f"kb-fig-{name}-{lang}-{layout.name}"
     title_id = f"{cls}-title"
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" viewBox="0 0 {WIDTH} {num(height)}" '
-        f'width="100%" role="img" aria-labelledby="{title_id}" lang="{lang}" '
-        f'style="height:auto;max-width:100%;display:block">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls} kb-layout-{layout.name}" '
+        f'viewBox="0 0 {num(layout.width)} {num(height)}" width="100%" role="img" aria-labelledby="{title_id}" lang="{lang}">'
     )
     drawing = "".join(body)
-    parts = [head, f'<title id="{title_id}">{esc(alt)}</title>', f"<style>{css(cls, drawing)}</style>", drawing, "</svg>"]
+    shown = "block" if layout == LAYOUTS[0] else "none"
+    size = f"max-width:{num(layout.max_px)}px;margin:0 auto" if layout.max_px else "max-width:100%"
+    box = f".{cls}{{display:{shown};height:auto;{size}}}"
+    parts = [head, f'<title id="{title_id}">{esc(alt)}</title>', f"<style>{box}{css(cls, drawing)}</style>", drawing, "</svg>"]
     return "\n".join(parts)

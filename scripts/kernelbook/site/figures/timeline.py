@@ -14,7 +14,7 @@ from ...records import Capture
 from .axes import nice_step, tick_label
 from .base import Figure, FigureKind, finite, need, register
 from .strings import Strings
-from .svg import FONT, SMALL, WIDTH, document, el, esc, fit, lines, num, text, title, width
+from .svg import FONT, SMALL, Layout, document, el, esc, fit, lines, num, text, title, width
 
 NAME = "timeline"
 EAGER_PROFILE = "ch01/eager_profile"
@@ -116,15 +116,22 @@ def _us(value: float) -> str:
     return f"{value:,.1f}"
 
 
-def draw(inputs: dict, lang: str) -> Figure:
+LANE_LABELS = 132.0  # room for "CPU launches" / "GPU kernels" left of the lanes, when the drawing has it
+MIN_AXIS = 360.0  # the least time axis worth keeping the lane labels beside it for
+
+
+def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
+    """Lanes with their labels at the left; on a phone, each label above its lane and the lanes full width."""
     groups = inputs["groups"]
-    x0, x1 = 132.0, 704.0
+    beside = layout.width - LANE_LABELS - 16 >= MIN_AXIS
+    x0, x1 = (LANE_LABELS, layout.width - 16) if beside else (10.0, layout.width - 10)
     t_end = max((ts + dur for g in groups for _, _, ts, dur in g["events"]), default=0.0)
     step = nice_step(t_end or 1.0)
     axis_end = max(step, math.ceil(t_end / step - 1e-9) * step)
     scale = (x1 - x0) / axis_end
 
-    group_h, lane_pitch, bar_h, gap = 24.0, 42.0, 18.0, 14.0
+    group_h, bar_h, gap = 24.0, 18.0, 14.0
+    lane_pitch = 42.0 if beside else 58.0  # a bar and its labels; on a phone, the lane's name above it too
     top = 6.0
     axis_y = top + len(groups) * (group_h + 2 * lane_pitch) + (len(groups) - 1) * gap + 4
     body: list[str] = []
@@ -150,16 +157,19 @@ def draw(inputs: dict, lang: str) -> Figure:
             (S(lang, "l_lane_gpu" if cuda else "l_lane_cpu"), "kernel", "kb-kernel-bar"),
         )
         for li, (lane, kind, bar_cls) in enumerate(lanes):
-            ly = y + group_h + li * lane_pitch
+            ly = y + group_h + li * lane_pitch + (0 if beside else 16)
             body.append(el("rect", cls="kb-band", x=x0, y=ly, width=x1 - x0, height=bar_h))
-            body.append(text(10, ly + bar_h / 2 + 4.5, fit(lane, x0 - 16, FONT), cls="kb-lane-label"))
+            if beside:
+                body.append(text(10, ly + bar_h / 2 + 4.5, fit(lane, x0 - 16, FONT), cls="kb-lane-label"))
+            else:
+                body.append(text(x0, ly - 5, fit(lane, x1 - x0, FONT), cls="kb-lane-label"))
             evs = sorted((e for e in g["events"] if e[0] == kind), key=lambda e: (e[2], e[3]))
             free_from = x0  # labels in a lane never overlap: each starts after the last one ends
             for n, (_, name, ts, dur) in enumerate(evs):
                 bx = x0 + ts * scale
                 bw = max(dur * scale, 2.0)
                 shown = short_name(name) if kind == "kernel" else name
-                until = x0 + evs[n + 1][2] * scale - 8 if n + 1 < len(evs) else WIDTH - 4.0
+                until = x0 + evs[n + 1][2] * scale - 8 if n + 1 < len(evs) else layout.width - 4.0
                 label_text, lx = _place_label(shown, bx, free_from, until)
                 tip = S(lang, "l_tip", name=name, ts=_us(ts), dur=_us(dur))
                 parts = [title(tip), el("rect", cls=bar_cls, x=bx, y=ly, width=bw, height=bar_h, rx=2.0)]
@@ -204,7 +214,7 @@ def draw(inputs: dict, lang: str) -> Figure:
         "sources": [f"{g['snippet']} ({g['device']})" for g in groups],
         "axis_us": axis_end,
     }
-    return Figure(NAME, lang, document(NAME, lang, height, alt, body), alt, caption, data)
+    return Figure(NAME, lang, (document(NAME, lang, layout, height, alt, body),), alt, caption, data)
 
 
 register(FigureKind(NAME, needs=NEEDS, inputs=inputs, draw=draw))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ...records import Capture
 from .base import Figure, FigureKind, register
 from .strings import Strings
-from .svg import SMALL, WIDTH, arrow, document, el, esc, text, title, width
+from .svg import SMALL, Layout, Panel, arrange, arrow, document, el, esc, num, text, title, width
 
 NAME = "traffic"
 
@@ -102,7 +102,8 @@ S = Strings({
     },
 })
 
-_T_LEFT, _T_RIGHT = 124.0, 704.0  # where kernels and arrays go; labels left of it
+SIDE_LABELS = 124.0  # room for "GPU chip" / "GPU memory" beside the bands, when the drawing has it
+MIN_SLOT = 80.0  # the least room an array's box and its arrows need
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
@@ -116,32 +117,27 @@ def inputs(captures: Mapping[str, Capture]) -> dict:
     }
 
 
-def draw(inputs: dict, lang: str) -> Figure:
+def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     arrays: list[str] = inputs["arrays"]
     versions = {v: [(k, r, w, keep) for k, r, w, keep in passes] for v, passes in inputs["traffic"].items()}
     counts = {v: sum(len(r) + len(w) for _, r, w, _ in passes) for v, passes in versions.items()}
     trips = {v: _round_trips([(r, w) for _, r, w, _ in passes], arrays) for v, passes in versions.items()}
 
-    body: list[str] = []
-    y = 4.0
     titles = {"eager": "t_eager", "fused": "t_fused"}
+    panels = []
     for version, passes in versions.items():
         heading = S(lang, titles[version], kernels=S.count(lang, "kernels", len(passes)))
-        panel, height = _panel(lang, version, passes, arrays, trips[version], y, heading, counts[version])
-        body += panel
-        y += height + 14
-    # legend: what the arrows mean, and the round trip in the accent colour
+        panels.append(_panel(lang, version, passes, arrays, trips[version], heading, counts[version], layout.width))
+    drawn, y = arrange(panels, layout.width, row_gap=14.0)
+    # legend: what the arrows mean, and the round trip in the accent colour; it wraps on a phone
     all_trips = sorted({a for v in trips.values() for a in v}, key=arrays.index)
     items = [(S(lang, "t_legend_read"), None), (S(lang, "t_legend_write"), None)]
     if all_trips:
         items.append((S(lang, "t_legend_trip", names=S.join(lang, all_trips)), "kb-accent"))
-    x = 10.0
-    legend = []
-    for words, cls in items:
-        legend.append(text(x, y + 10, words, cls=cls))
-        x += width(words, SMALL) + 26
-    body.append(el("g", "".join(legend), cls="kb-small"))
-    height = y + 18
+    legend, legend_h = arrange([Panel(width(words, SMALL), 17.0, text(0, 13, words, cls=cls)) for words, cls in items],
+                               layout.width - 20, gap=26.0, row_gap=2.0)
+    body = [drawn, el("g", legend, cls="kb-small", transform=f"translate(10 {num(y + 10)})")]
+    height = y + 10 + legend_h + 4
 
     def passes_text(version: str) -> str:
         passes = [S(lang, "t_pass", kernel=k, reads=S.join(lang, r), writes=S.join(lang, w)) for k, r, w, _ in versions[version]]
@@ -176,34 +172,46 @@ def draw(inputs: dict, lang: str) -> Figure:
         "round_trips": list(trips["eager"]),
         "source": f"{__name__}.TRAFFIC",
     }
-    return Figure(NAME, lang, document(NAME, lang, height, alt, body), alt, caption, data)
+    return Figure(NAME, lang, (document(NAME, lang, layout, height, alt, body),), alt, caption, data)
 
 
-def _panel(lang: str, version: str, passes: list, arrays: list[str], trips: tuple[str, ...], y0: float,
-           heading: str, count: int) -> tuple[list[str], float]:
-    """One panel: the chip with its kernels above, GPU memory with its arrays below, arrows between."""
+def _panel(lang: str, version: str, passes: list, arrays: list[str], trips: tuple[str, ...], heading: str, count: int,
+           room: float) -> Panel:
+    """One panel, ``room`` wide: the chip with its kernels above, GPU memory with its arrays below, arrows between.
+
+    Where the kernels and arrays leave room, "GPU chip" and "GPU memory" stand beside their
+    bands; on a phone they go above the chip and below the memory, and the bands take the width.
+    """
+    beside = room - SIDE_LABELS - 16 >= MIN_SLOT * len(arrays)
+    left, right = (SIDE_LABELS, room - 16) if beside else (10.0, room - 10)
     out: list[str] = [f'<g class="kb-panel" data-version="{esc(version)}">']
-    chip_top, chip_h = y0 + 28, 58.0
-    mem_top, mem_h = y0 + 146, 52.0
-    out.append(el("rect", cls="kb-band", x=10.0, y=chip_top, width=WIDTH - 20.0, height=chip_h, rx=6.0))
-    out.append(el("rect", cls="kb-band", x=10.0, y=mem_top, width=WIDTH - 20.0, height=mem_h, rx=6.0))
+    chip_top = 28.0 if beside else 48.0
+    chip_h, mem_h = 58.0, 52.0
+    mem_top = chip_top + 118
+    out.append(el("rect", cls="kb-band", x=10.0, y=chip_top, width=room - 20.0, height=chip_h, rx=6.0))
+    out.append(el("rect", cls="kb-band", x=10.0, y=mem_top, width=room - 20.0, height=mem_h, rx=6.0))
+    # the count at the heading's right; on a phone at the right of the "GPU chip" line, where a
+    # long heading ("fused (torch.compile): 1 kernel") leaves it room
     heads = [
-        text(10, y0 + 16, heading),
-        text(WIDTH - 10, y0 + 17, S.count(lang, "transfers", count), cls="kb-big kb-transfer-count", text_anchor="end"),
-        text(20, chip_top + chip_h / 2 + 4.5, S(lang, "t_chip")),
-        text(20, mem_top + mem_h / 2 + 4.5, S(lang, "t_memory")),
+        text(10, 16, heading),
+        text(room - 10, 17 if beside else chip_top - 7, S.count(lang, "transfers", count), cls="kb-big kb-transfer-count",
+             text_anchor="end"),
     ]
+    if beside:
+        heads += [text(20, chip_top + chip_h / 2 + 4.5, S(lang, "t_chip")), text(20, mem_top + mem_h / 2 + 4.5, S(lang, "t_memory"))]
+    else:
+        heads += [text(14, chip_top - 7, S(lang, "t_chip")), text(14, mem_top + mem_h + 17, S(lang, "t_memory"))]
     out.append(el("g", "".join(heads), cls="kb-bold"))
 
     # arrays: fixed slots left to right, so both panels line up; unused ones are ghosts
-    slot = (_T_RIGHT - _T_LEFT) / len(arrays)
-    ax = {a: _T_LEFT + (i + 0.5) * slot for i, a in enumerate(arrays)}
-    box_w, box_h, box_top = 76.0, 32.0, mem_top + 10
+    slot = (right - left) / len(arrays)
+    ax = {a: left + (i + 0.5) * slot for i, a in enumerate(arrays)}
+    box_w, box_h, box_top = min(76.0, slot - 12), 32.0, mem_top + 10
     used = {a for _, r, w, _ in passes for a in (*r, *w)}
 
     # kernels: equal slots across the chip, in launch order
-    kslot = (_T_RIGHT - _T_LEFT) / len(passes)
-    kboxes = [(_T_LEFT + i * kslot + 12, kslot - 24) for i in range(len(passes))]
+    kslot = (right - left) / len(passes)
+    kboxes = [(left + i * kslot + 12, kslot - 24) for i in range(len(passes))]
     k_top, k_h = chip_top + 9, 40.0
 
     # transfers in order: each kernel's reads, then its writes
@@ -266,7 +274,7 @@ def _panel(lang: str, version: str, passes: list, arrays: list[str], trips: tupl
     out += boxes
     out.append(el("g", el("g", "".join(labels), cls="kb-mono kb-bold") + "".join(others), text_anchor="middle"))
     out.append("</g>")
-    return out, mem_top + mem_h - y0
+    return Panel(room, mem_top + mem_h + (2 if beside else 24), "".join(out))
 
 
 register(FigureKind(NAME, needs=(), inputs=inputs, draw=draw))

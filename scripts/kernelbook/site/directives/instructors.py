@@ -1,0 +1,101 @@
+"""Directives for the instructors' page, read from every page of the language.
+
+* ``[[kb:objectives]]``: each chapter's learning objectives, linked to the chapter.
+* ``[[kb:device-checks]]``: every claim and question scoped to one device (``@cuda`` /
+  ``@cpu``), where it stands, and whether a fresh capture of that device checks it now.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from .. import claims, objectives
+from ..escape import inert
+from ..labels import label
+from ..page_text import PageText, headings, strip_code, title
+from .context import Context
+from .registry import REGISTRY, Directive, block
+from .predict import claim_of
+
+
+def _safe(text: str) -> str:
+    """Escaped, and never read again as a directive on this page."""
+    return html.escape(text).replace("[", "&#91;")
+
+
+@block("objectives")
+def objectives_index(d: Directive, ctx: Context) -> str:
+    out = []
+    for page in ctx.pages(ctx.lang):
+        try:
+            items = objectives.of_page(page.text)
+        except ValueError as exc:
+            ctx.error(d.text, f"{page.rel}: {exc}")
+            continue
+        if items:
+            link = f'<a href="{html.escape(page.url)}">{_safe(title(page.text) or page.rel)}</a>'
+            out.append(f'<p class="kb-objectives-page">{link}</p>\n\n' + "\n".join(f"- {item}" for item in items))
+    return "\n\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class Scoped:
+    """A device-scoped claim or question on a page."""
+
+    page: PageText
+    anchor: str | None  # the section it sits in
+    section: str
+    claim: claims.Claim
+
+
+def scoped(page: PageText) -> list[Scoped]:
+    """Every claim and question of ``page`` scoped to one device, in page order."""
+    text = strip_code(page.text)
+    found = []
+    for m in claims.pattern().finditer(text):
+        try:
+            found.append((m.start(), claims.parse(m.group(1), m.group(2), m.group(0))))
+        except claims.ClaimError:
+            continue  # the page's own render reports it
+    for m in REGISTRY.block_pattern().finditer(text):
+        d = REGISTRY.read_block(m)
+        if d.name == "predict":
+            try:
+                found.append((m.start(), claim_of(d)))
+            except claims.ClaimError:
+                continue
+    marks = headings(page.text)
+    out = []
+    for offset, claim in sorted(found, key=lambda item: item[0]):
+        if claim.scope is None:
+            continue
+        above = [h for h in marks if h.offset < offset]
+        out.append(Scoped(page, above[-1].anchor if above else None, above[-1].text if above else "", claim))
+    return out
+
+
+@block("device-checks")
+def device_checks(d: Directive, ctx: Context) -> str:
+    rows, checked = [], 0
+    for page in ctx.pages(ctx.lang):
+        for item in scoped(page):
+            entry = ctx.book.get(item.claim.snippet)
+            capture = getattr(entry, item.claim.scope) if entry is not None else None
+            device = item.claim.scope.upper() if item.claim.scope == "cpu" else "CUDA"
+            if capture is not None:
+                checked += 1
+                env = capture.environment
+                status = label("dc_checked", ctx.lang, device=inert(env.device_name), torch=inert(env.torch), date=inert(env.captured_at[:10]))
+            else:
+                status = label("dc_unchecked", ctx.lang, device=device)
+            url = item.page.url + (f"#{item.anchor}" if item.anchor else "")
+            where = f'<a href="{html.escape(url)}">{_safe(title(item.page.text) or item.page.rel)}: {_safe(item.section)}</a>'
+            rows.append(f'<tr data-checked="{str(capture is not None).lower()}"><td>{where}</td>'
+                        f"<td><code>{_safe(item.claim.text)}</code></td><td>{status}</td></tr>")
+    if not rows:
+        return f"<p>{label('dc_none', ctx.lang)}</p>\n"
+    head = "".join(f"<th>{label(k, ctx.lang)}</th>" for k in ("dc_where", "dc_claim", "dc_status"))
+    summary = label("dc_summary", ctx.lang, n=len(rows), checked=checked)
+    return (f'<p class="kb-dc-summary">{summary}</p>\n\n<div class="kb-device-checks"><table><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>\n')

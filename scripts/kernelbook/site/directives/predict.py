@@ -1,0 +1,84 @@
+"""``[[kb:predict SNIPPET KIND [ARGS] [@cuda|@cpu] OP VALUE]]``: an exercise whose answer a run gives.
+
+    [[kb:predict ch01/ex_sigmoid#0 launches == 3]]
+        The question, Markdown, indented four spaces.
+        ---
+        Optionally, after a line that is exactly `---`, the explanation of the answer.
+
+The question shows in a ``question`` admonition; inside it, a collapsed ``??? success``
+answer (pymdownx.details: no JavaScript) holds the captured value, the explanation and the
+capture's provenance. The expected answer ``OP VALUE`` is a claim of KIND
+(``site/claims.py``) and is checked like one: unscoped on every fresh capture, scoped
+only on its device's (none: unchecked, and the answer says which run it waits for). A
+failing check fails the build naming the page and the question.
+"""
+
+from __future__ import annotations
+
+from .. import claims
+from ..escape import inert
+from ..labels import label
+from .claims import evaluate, needs_capture
+from .context import Context
+from .registry import Directive, block
+from .run import indent, provenance_text
+
+
+def claim_of(d: Directive) -> claims.Claim:
+    """The claim a prediction makes: ``SNIPPET KIND REST`` read as ``[[kb:KIND SNIPPET REST]]``."""
+    words = d.arg.split(None, 2)
+    if len(words) < 2 or words[1] not in claims.KINDS or not claims.KINDS[words[1]].checks:
+        checkable = ", ".join(k for k, spec in claims.KINDS.items() if spec.checks)
+        raise claims.ClaimError(f"{d.text}: write [[kb:predict SNIPPET KIND [ARGS] [@cuda|@cpu] OP VALUE]], KIND one of {checkable}")
+    claim = claims.parse(words[1], " ".join([words[0]] + words[2:]), d.text)
+    if claim.op is None:
+        raise claims.ClaimError(f"{d.text}: a prediction needs the expected answer, `OP VALUE` (e.g. `launches == 2`), "
+                                "which the capture must bear out")
+    return claim
+
+
+@block("predict", body=True)
+def predict(d: Directive, ctx: Context) -> str:
+    try:
+        claim = claim_of(d)
+    except claims.ClaimError as exc:
+        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
+    question, explanation = split_body(d.body)
+    if not question:
+        return ctx.error(d.text, "the question goes below it, indented four spaces")
+    reading = evaluate(claim, ctx)
+    if reading is None:
+        return ""
+    n = ctx.next("question")
+    answer = _answer(reading, ctx.lang)
+    if explanation:
+        answer += ["", explanation]
+    if reading.capture is not None:  # Markdown with attributes: raw HTML is not read as a block in here
+        answer += ["", provenance_text(reading.capture, ctx.lang), f'{{: .kb-provenance data-device="{reading.capture.device}" }}']
+    inner = [f'??? success "{label("answer", ctx.lang)}"', "", indent("\n".join(answer))]
+    body = [question, ""] + inner
+    return "\n".join([f'!!! question kb-predict "{label("question", ctx.lang, n=n)}"', "", indent("\n".join(body)), ""])
+
+
+def split_body(body: str) -> tuple[str, str]:
+    """The question, and the explanation after a line that is exactly ``---`` (if any)."""
+    lines = body.splitlines()
+    if "---" in lines:
+        cut = lines.index("---")
+        return "\n".join(lines[:cut]).strip(), "\n".join(lines[cut + 1:]).strip()
+    return body.strip(), ""
+
+
+def _answer(reading: claims.Reading, lang: str) -> list[str]:
+    claim = reading.claim
+    if reading.capture is None:
+        device = label("device_gpu" if claim.scope == "cuda" else "device_cpu", lang)
+        return [f"**{needs_capture(claim.scope, lang)}**", "{: .kb-answer .kb-needs-capture }", "",
+                label("answer_waits", lang, device=device)]
+    value = claims.format_value(claim, reading.value, lang)
+    where = ""
+    if claims.KINDS[claim.kind].sessions and len(reading.capture.sessions) > 1 and not claim.is_range:
+        index = claim.session if claim.session is not None else -1
+        where = label("answer_session", lang, i=range(len(reading.capture.sessions))[index] + 1, n=len(reading.capture.sessions))
+    shown = f"<code>{inert(value)}</code>" if claims.KINDS[claim.kind].code or isinstance(reading.value, str) else f"<strong>{inert(value)}</strong>"
+    return [label("answer_value", lang, value=shown) + inert(where), f'{{: .kb-answer data-device="{reading.capture.device}" }}']

@@ -1,0 +1,77 @@
+"""One search index per language, so that a reader searches only the pages of the language they read.
+
+mkdocs-static-i18n builds each language in turn and then writes every language's entries
+into one ``search/search_index.json`` (ultrabug/mkdocs-static-i18n#271); material's search
+fetches ``search/search_index.json`` relative to the page's ``__config.base``, so every
+page searches every language. After that shared index is written, the plugin splits it:
+
+* ``<site>/search/search_index.json``: the default language's pages only;
+* ``<site>/<lang>/search/search_index.json``: language ``lang``'s pages only, their
+  locations relative to ``<lang>/`` (the folder the pages of that language search from);
+
+and sets ``__config.base`` on each page of a non-default language to its language's
+folder. material resolves only two things against that base on this site: the search
+index's URL and the search results' links (the version selector and instant navigation,
+which also read it, are not used), so both now point into the reader's language.
+
+Each index keeps the search plugin's settings, with its ``lang`` narrowed to what that
+language's pages hold: an English index needs no Japanese segmenter (lunr.ja, TinySegmenter)
+and the reader's browser no longer downloads one; a Japanese index keeps ``ja`` and ``en``,
+because its pages hold English words (code, kernel names) too. Pure: no mkdocs import.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+
+def language_of(location: str, prefixes: Mapping[str, str]) -> str:
+    """The language whose folder ``location`` (site-relative, e.g. ``en/ch01/#fusion``) is in.
+
+    ``prefixes``: language -> its folder below the site root (``""`` for the default
+    language, ``"en/"``); the longest prefix that matches wins.
+    """
+    matches = [(len(prefix), lang) for lang, prefix in prefixes.items() if location.startswith(prefix)]
+    if not matches:
+        raise ValueError(f"search entry {location!r} is in no language's folder ({', '.join(map(repr, prefixes.values()))})")
+    return max(matches)[1]
+
+
+def split(entries: Iterable[Mapping], prefixes: Mapping[str, str]) -> dict[str, list[dict]]:
+    """The shared index's entries by language, each ``location`` made relative to its language's folder.
+
+    Order is kept within a language. Every language of ``prefixes`` is a key, even without entries.
+    """
+    out: dict[str, list[dict]] = {lang: [] for lang in prefixes}
+    for entry in entries:
+        lang = language_of(entry["location"], prefixes)
+        out[lang].append({**entry, "location": entry["location"][len(prefixes[lang]):]})
+    return out
+
+
+def narrowed_languages(configured: Sequence[str], lang: str) -> list[str]:
+    """The lunr languages an index of ``lang``'s pages needs: ``lang``, then English (code and
+    names are English in every language); the configured list unchanged when ``lang`` is not in it."""
+    if lang not in configured:
+        return list(configured)
+    return [lang] + [other for other in configured if other == "en" and other != lang]
+
+
+_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base": )"([^"\\<]*)"')
+
+
+def rebase(html: str, prefix: str) -> str:
+    """``html`` with material's ``__config.base`` moved from the site root into the folder ``prefix``
+    (``"en/"``): the page then fetches ``<prefix>search/search_index.json``.
+
+    Raises ValueError when the page has no ``__config`` to rebase (another theme, or a
+    material that spells it differently): a page would search the wrong index otherwise.
+    """
+    found = _BASE.search(html)
+    if found is None:
+        raise ValueError("no material __config with a \"base\" in the page; cannot point its search at its language's index")
+    # with its trailing slash: material resolves URLs against it, and "../en" would name a file
+    base = posixpath.normpath(posixpath.join(found.group(2) or ".", prefix)) + "/"
+    return html[: found.start(2) - 1] + f'"{base}"' + html[found.end(2) + 1:]

@@ -1,0 +1,35 @@
+# Exercise: how many kernels does (a * b + c).sigmoid() launch, eager and compiled?
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+activities = [ProfilerActivity.CPU]
+if device == "cuda":
+    activities.append(ProfilerActivity.CUDA)
+if device == "cpu":
+    # On the CPU, inductor's cpp_fused_* kernels show up in the profiler only with this.
+    torch._inductor.config.cpp.enable_kernel_profile = True
+
+
+def mul_add_sigmoid(a, b, c):
+    return (a * b + c).sigmoid()
+
+
+compiled = torch.compile(mul_add_sigmoid)
+
+a = torch.randn(1_000_000, device=device)
+b = torch.randn(1_000_000, device=device)
+c = torch.randn(1_000_000, device=device)
+mul_add_sigmoid(a, b, c)  # warm-up
+compiled(a, b, c)  # warm-up: this first call is where compilation happens
+
+with profile(activities=activities) as eager_prof:  # session 0: eager
+    mul_add_sigmoid(a, b, c)
+with profile(activities=activities) as compiled_prof:  # session 1: compiled
+    compiled(a, b, c)
+
+sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+print("eager:")
+print(eager_prof.key_averages().table(sort_by=sort_by, row_limit=10))
+print("compiled:")
+print(compiled_prof.key_averages().table(sort_by=sort_by, row_limit=10))
