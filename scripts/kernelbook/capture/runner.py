@@ -13,9 +13,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -95,6 +96,13 @@ class Run:
     log: TextIO
     guard: store.Guard
     running: child.Running
+    said: threading.Lock = field(default_factory=threading.Lock)
+
+    def say(self, line: str) -> None:
+        """One whole line of progress: snippets running side by side never cut into each other's lines."""
+        with self.said:
+            self.log.write(line + "\n")
+            self.log.flush()
 
 
 def run_all(
@@ -115,17 +123,20 @@ def run_all(
     run = Run(root, device, timeout, python, git_commit(root), jobs, log, store.Guard(root), child.Running())
     started = time.monotonic()
     done: list[Outcome] = []
+    counting = threading.Lock()
 
     def one(snippet: Snippet) -> Outcome | None:
         if run.running.stopping:
             return None
-        print(f"      {snippet.id} ({device}) started", file=log, flush=True)
+        run.say(f"      {snippet.id} ({device}) started")
         outcome = run_one(run, snippet, sources[snippet])
         if outcome is not None:
-            done.append(outcome)
+            with counting:
+                done.append(outcome)
+                n = len(done)
             status = "ok" if outcome.ok else "FAILED"
-            print(f"[{len(done)}/{len(todo)}] {snippet.id} ({device}) {status} in {outcome.seconds:.1f}s"
-                  f" — elapsed {time.monotonic() - started:.0f}s", file=log, flush=True)
+            run.say(f"[{n}/{len(todo)}] {snippet.id} ({device}) {status} in {outcome.seconds:.1f}s"
+                    f" — elapsed {time.monotonic() - started:.0f}s")
         return outcome
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
@@ -148,7 +159,7 @@ def run_one(run: Run, snippet: Snippet, source: str) -> Outcome | None:
         report_path = work / "report.json"
         cmd = [run.python, "-m", "kernelbook.capture.harness", str(snippet.path.resolve()), str(report_path),
                "--device", device, "--traces", str(work / "trace")]
-        heartbeat = lambda elapsed: print(f"      {snippet.id} still running ({elapsed:.0f}s)", file=run.log, flush=True)  # noqa: E731
+        heartbeat = lambda elapsed: run.say(f"      {snippet.id} still running ({elapsed:.0f}s)")  # noqa: E731
         try:
             stdout, stderr, code = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
                                              run.running, heartbeat, HEARTBEAT_S)
