@@ -11,13 +11,13 @@ that says what the figure will show and which capture it waits for (:func:`place
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..records import Capture, write_atomic
 from . import figures
 from .book import Entry
+from .escape import inert
 from .labels import label
 
 
@@ -33,7 +33,7 @@ def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Captur
         pass
     fig = figures.figure(name, lang, captures)
     out = (f'<figure class="kb-figure" id="kb-figure-{name}">\n{fig.html}\n'
-           f"<figcaption>{html.escape(fig.caption)}</figcaption>\n</figure>\n")
+           f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
     for stale in path.parent.glob(f"{name}.{lang}.*.html") if path.parent.is_dir() else ():
         stale.unlink(missing_ok=True)
     write_atomic(path, out.encode("utf-8"))
@@ -56,4 +56,4 @@ def placeholder_html(name: str, lang: str) -> str:
     kind = figures.KINDS[name]
     words = f'{kind.about[lang]} {label("figure_needs_" + kind.device, lang)}'
     return (f'<figure class="kb-figure kb-figure-waiting" id="kb-figure-{name}" data-waits-for="{kind.device}">\n'
-            f'<p class="kb-figure-placeholder">{html.escape(words)}</p>\n</figure>\n')
+            f'<p class="kb-figure-placeholder">{inert(words)}</p>\n</figure>\n')
