@@ -78,6 +78,11 @@ def hostile_book(dest: Path) -> Path:
         raw = json.loads(path.read_text(encoding="utf-8"))
         _hostile_capture(raw)
         path.write_text(json.dumps(raw, ensure_ascii=False, indent=1), encoding="utf-8")
+        if path.parts[-3] != "ch01":
+            # Chapter 1's pages are the ones inspected. Later chapters' GPU-only values and
+            # figures are null on a CPU run (it times nothing), so a CUDA twin of their CPU
+            # captures is not a capture a GPU could write: they keep their hostile CPU captures.
+            continue
         cuda = _as_cuda(raw)
         path.with_name(path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(cuda, ensure_ascii=False), encoding="utf-8")
         for name in raw["trace_files"]:
