@@ -203,8 +203,11 @@ def test_search_finds_the_fusion_section_in_the_readers_language(context, site_u
         load(w, site_url + HOME[lang])
         items = search(w, query)
         assert items, f"{query!r} finds nothing on {HOME[lang]}: " + "\n".join(_worker_failures(w))
-        first = items[0]
-        assert first[0] == CHAPTER[lang], f"first result for {query!r} is {first[0]}, not the chapter in the reader's language {CHAPTER[lang]}: {items}"
+        assert all(_in_language(href, lang) for item in items for href in item), items
+        # Later chapters use the word too (chapter 4 fuses kernels by hand) and may rank first;
+        # chapter 1, which teaches it, is among the first pages, at its section on fusion.
+        first = next((item for item in items[:3] if item[0] == CHAPTER[lang]), None)
+        assert first, f"{CHAPTER[lang]} is not among the first three results for {query!r}: {items}"
         best_section = next((href for href in first if "#" in href), None)
         assert best_section == CHAPTER[lang] + "#fusion", f"best section for {query!r}: {best_section}; all results: {items}"
 
@@ -382,7 +385,7 @@ def test_copy_buttons_copy_the_published_url_by_mouse_and_by_keyboard(context, s
         assert fusion.locator("button.kb-copy").inner_text() == "Copied"
         assert w.page.get_by_role("status").inner_text() == "Copied"  # said to screen readers too
         # keyboard only: Tab from the section's link reaches its button; Enter copies
-        summary = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='#summary']"))
+        summary = w.page.locator(".kb-sections li", has=w.page.locator("a[href$='ch01/#summary']"))
         summary.locator("a").focus()
         w.page.keyboard.press("Tab")  # the button comes right after the link
         assert w.page.evaluate("document.activeElement.dataset.kbCopy") == published + "en/ch01/#summary"
