@@ -217,7 +217,7 @@ def test_gpu_workflow_regenerates_the_notebooks_and_proposes_them_with_the_captu
     # propose: the artifact's notebooks go into the tree and into the pull request
     download, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("actions/download-artifact@"))
     assert step["with"]["name"] == "refreshed-captures"
-    put, step = _step(doc, "propose", lambda s: "notebook" in s.get("run", ""))
+    put, step = _step(doc, "propose", lambda s: s.get("name") == "Put the regenerated notebooks into the tree")
     pr, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("peter-evans/create-pull-request@"))
     assert download < put < pr
     paths = step["with"]["add-paths"].split()
@@ -262,7 +262,7 @@ def test_gpu_workflow_scripts_carry_the_notebooks_from_publish_to_propose(tmp_pa
     target = tmp_path / "propose"
     write(target / "docs/en/ch01/notebook.ipynb", "{}\n")
     write(target / "docs/ja/ch01/notebook.ipynb", "{}\n")
-    _, put = _step(doc, "propose", lambda s: "notebook" in s.get("run", ""))
+    _, put = _step(doc, "propose", lambda s: s.get("name") == "Put the regenerated notebooks into the tree")
     _bash(put["run"], target, temp)
     for rel, text in changed.items():
         if "notebook" in rel:

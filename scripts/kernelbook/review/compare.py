@@ -106,7 +106,8 @@ def _parsed(kind: str, rest: str, text: str) -> list[claims.Claim]:
         return []  # a claim that cannot be read fails the build, which says so; nothing to compare
 
 
-def _claim_changes(written: list[Written], key: Key, old: Capture | None, new: Capture, threshold: float) -> tuple[ClaimChange, ...]:
+def _claim_changes(written: list[Written], key: Key, old: Capture | None, new: Capture, threshold: float,
+                   full: bool) -> tuple[ClaimChange, ...]:
     snippet, device = key
     changes = []
     for item in written:
@@ -120,9 +121,16 @@ def _claim_changes(written: list[Written], key: Key, old: Capture | None, new: C
             fails = None
         except claims.ClaimError as exc:
             fails = str(exc)
-        if fails or (old is not None and not same(old_value, new_value, threshold)):
+        # news: a check that fails now and did not before, or a value that moved (a claim broken all along is the build's to report)
+        moved = old is not None and not (same(old_value, new_value, threshold) if full or _numeric(old_value)
+                                         else old_shown == new_shown)  # a kernel name as the page shows it: short
+        if (fails and not failed_before) or moved:
             changes.append(ClaimChange(claim.text, item.pages, old_value, new_value, old_shown, new_shown, fails, failed_before))
     return tuple(changes)
+
+
+def _numeric(value: Any) -> bool:
+    return _number(value) or (isinstance(value, list) and all(_number(v) for v in value))
 
 
 def _reading(claim: claims.Claim, capture: Capture | None) -> tuple[Any, str | None, bool]:
@@ -194,7 +202,7 @@ def _one(key: Key, old: Capture | None, new: Capture | None, written: list[Writt
     if new is None:
         return SnippetDiff(snippet, device, "removed", summarize(old, full), None, None)
     summary = summarize(new, full)
-    said = _claim_changes(written, key, old, new, threshold)
+    said = _claim_changes(written, key, old, new, threshold, full)
     if old is None:
         return SnippetDiff(snippet, device, "added", None, summary, None, claims=said)
     before = summarize(old, full)
