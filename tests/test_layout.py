@@ -66,6 +66,8 @@ def modules(folder: Path) -> list[Path]:
 
 
 def test_the_two_halves_are_packages():
+    assert (PACKAGE / "review" / "__init__.py").is_file()  # and kernelbook diff, which reads both halves' data
+
     assert (PACKAGE / "capture" / "__init__.py").is_file() and (PACKAGE / "site" / "__init__.py").is_file()
     assert (PACKAGE / "site" / "figures" / "__init__.py").is_file() and (PACKAGE / "site" / "directives" / "__init__.py").is_file()
 
@@ -80,7 +82,26 @@ def test_capture_never_imports_mkdocs_or_the_site_half(path):
     assert offending(path, RENDERING | {"kernelbook.site"}) == []
 
 
-SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py"]
+SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py",
+          "changes.py", "validation.py", "files.py"]
+# What review/ may read of the site half: the claims and how numbers are written, which import no mkdocs.
+PURE_SITE = {"kernelbook.site", "kernelbook.site.claims", "kernelbook.site.units"}
+
+
+@pytest.mark.parametrize("path", modules(PACKAGE / "review"), ids=lambda p: module_name(p))
+def test_review_imports_neither_torch_nor_mkdocs_nor_the_capture_half(path):
+    """`kernelbook diff` runs with the standard library alone (the workflow's propose job has no venv)."""
+    assert offending(path, RENDERING | {"torch", "triton", "kernelbook.capture"}) == []
+    site = {m for m in imports(path) if m == "kernelbook.site" or m.startswith("kernelbook.site.")}
+    assert site <= PURE_SITE | {f"{m}.{name}" for m in PURE_SITE for name in ("claims", "units", "by_key", "format_seconds")}, site
+
+
+@pytest.mark.parametrize("name", ["claims.py", "units.py", "__init__.py"])
+def test_what_review_reads_of_the_site_is_pure(name):
+    found = imports(PACKAGE / "site" / name)
+    assert offending(PACKAGE / "site" / name, RENDERING | {"torch", "kernelbook.capture"}) == []
+    assert {m for m in found if m.startswith("kernelbook.site.")} <= PURE_SITE | {"kernelbook.site.units.by_key",
+            "kernelbook.site.units.format_ratio", "kernelbook.site.units.format_seconds"}, found
 
 
 @pytest.mark.parametrize("name", SHARED)
