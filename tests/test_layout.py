@@ -162,3 +162,22 @@ def test_capture_runs_where_only_torch_is_installed(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "needs mkdocs" in done.stderr and "not installed on this image" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_diff_runs_with_the_standard_library_alone(tmp_path):
+    """`PYTHONPATH=scripts python3 -m kernelbook diff`, as the GPU workflow's propose job runs it: no torch, no mkdocs."""
+    from test_diff import capture, put
+
+    shadow = _bare(tmp_path)
+    for name in ("torch", "triton"):
+        write(shadow / name / "__init__.py", f'raise ImportError("{name} is not installed here")\n')
+    old, new = tmp_path / "old", tmp_path / "new"
+    put(old, capture(sessions=((("aten::add", 2, 10.0),),)))
+    put(new, capture(sessions=((("aten::mul", 2, 10.0),),)))
+    root = make_project(tmp_path / "book")
+    write(root / "docs/en/ch01/index.md", "# One\n[[kb:launches ch01/a == 2]] launches.\n")
+    env = cli_env(PYTHONPATH=f"{SCRIPTS}:{shadow}")
+    done = subprocess.run([sys.executable, "-m", "kernelbook", "diff", str(old), str(new), "--format", "markdown"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "- **ch01/a** (cuda): `aten::add` → `aten::mul`, 2 → 2 launches" in done.stdout

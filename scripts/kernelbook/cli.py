@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .errors import KernelbookError
+from .errors import KernelbookError, printable
 from .processes import Stopped, exit_status, stop_on_signals
 
 
@@ -72,17 +72,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             env = st.capture.environment if st.capture else None
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
-            print(_printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
+            print(printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
     bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
     if args.strict and bad_cuda:
         print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
         return 1
     return 0
-
-
-def _printable(line: str) -> str:
-    """A line for a terminal: what a capture holds may include control characters (escape sequences)."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)
 
 
 def _state_record(st) -> dict:
@@ -157,7 +152,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         old, new = trees.at_ref(root, ref), trees.working_tree(root)
     bad = old.bad + new.bad
     for line in bad:
-        print(f"kernelbook: {_printable(line)}", file=sys.stderr)
+        print(f"kernelbook: {printable(line)}", file=sys.stderr)
     if bad:
         return 2
     diff = compare.compare(old, new, compare.page_claims(root), args.threshold, args.full)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..changes import ENVIRONMENT_LABELS, KernelCount, Moved, SessionChange, SessionSummary, Summary
+from ..errors import printable
 from ..site.units import by_key, format_seconds
 from .compare import ClaimChange, Diff, SnippetDiff
 
@@ -23,11 +24,6 @@ MAX_RESULTS = 12  # results listed per snippet in text and Markdown; JSON has th
 class Style:
     code: Callable[[str], str]  # a string from a capture or the prose
     bold: Callable[[str], str]
-
-
-def printable(text: str) -> str:
-    """One line for a terminal: control characters (escape sequences a capture may hold) shown escaped."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(text))
 
 
 def code_span(text: str) -> str:
