@@ -355,7 +355,7 @@ def test_a_capture_without_previous_stays_valid():
     raw = json.loads(dumps(sample()))
     assert from_json(raw, "x.json").previous is None
     raw["previous"] = None
-    assert from_json(raw, "x.json").previous is None
+    assert from_json(raw, "x.json").previous is None and schema_errors(raw) == []
 
 
 BAD_PREVIOUS = [
