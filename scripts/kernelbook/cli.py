@@ -287,7 +287,8 @@ def parser() -> argparse.ArgumentParser:
                    help="put a capture over a fresher one in the tree (another version of the snippet, or taken earlier)")
     m.set_defaults(func=cmd_merge)
 
-    d = sub.add_parser("diff", help="what changed between the captures at a git ref (default HEAD) and the working tree, or in two folders")
+    d = sub.add_parser("diff", help="what changed between the captures at a git ref (default HEAD) and the working tree, or in two folders",
+                       epilog="exit status: 0 no difference, 1 a difference, 2 bad input (one line per bad file)")
     d.add_argument("sides", nargs="*", metavar="REF | DIR_A DIR_B",
                    help="a git ref to compare the working tree with (default HEAD), or two folders laid out like snippets/")
     d.add_argument("--format", choices=("text", "markdown"), default="text", help="markdown: for a pull request body")
