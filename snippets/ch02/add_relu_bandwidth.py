@@ -8,6 +8,9 @@ if device == "cpu":
     # One thread: on a small shared machine a second thread that must wait for a busy
     # core turns microseconds into milliseconds (see copy_roof).
     torch.set_num_threads(1)
+    # Compile in this process: the graph here is one kernel, so a pool of compiler
+    # processes cannot speed it up, and on a small machine starting one slows it down.
+    torch._inductor.config.compile_threads = 1
 # 2^26 float32 elements (256 MiB per array) on a GPU, far larger than its L2 cache;
 # 2^22 (16 MiB per array) in the CPU rehearsal.
 elements = 2**26 if device == "cuda" else 2**22

@@ -13,6 +13,9 @@ else:
     torch.set_num_threads(1)
     # Let the profiler see inductor's compiled C++ kernels (cpp_fused_*) on the CPU.
     torch._inductor.config.cpp.enable_kernel_profile = True
+    # Compile in this process: every graph here is one kernel, so a pool of compiler
+    # processes cannot speed it up, and on a small machine starting one slows it down.
+    torch._inductor.config.compile_threads = 1
 
 # k = 1, 2, 4, 8: each k is its own compiled function, and on the CPU each costs a
 # C++ compilation of a few seconds, so the chain doubles instead of counting up.
