@@ -6,7 +6,7 @@ import torch.utils.benchmark as benchmark
 device = "cuda" if torch.cuda.is_available() else "cpu"
 if device == "cpu":
     # One thread: on a small shared machine a second thread that must wait for a busy
-    # core turns microseconds into milliseconds (see copy_roof).
+    # core turns microseconds into milliseconds, and the timings would measure the wait.
     torch.set_num_threads(1)
     # Compile in this process: the graph here is one kernel, so a pool of compiler
     # processes cannot speed it up, and on a small machine starting one slows it down.

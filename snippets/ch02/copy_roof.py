@@ -7,7 +7,7 @@ import torch.utils.benchmark as benchmark
 device = "cuda" if torch.cuda.is_available() else "cpu"
 if device == "cpu":
     # One thread: on a small shared machine a second thread that must wait for a busy
-    # core turns microseconds into milliseconds, and the curve would measure the wait.
+    # core turns microseconds into milliseconds, and the timings would measure the wait.
     torch.set_num_threads(1)
 # 2^10 ... 2^28 float32 elements on a GPU (the largest arrays are 1 GiB each);
 # the CPU rehearsal stops at 2^24 (64 MiB) to keep its run short.

@@ -9,7 +9,7 @@ if device == "cuda":
     activities.append(ProfilerActivity.CUDA)
 else:
     # One thread: on a small shared machine a second thread that must wait for a busy
-    # core turns microseconds into milliseconds (see copy_roof).
+    # core turns microseconds into milliseconds, and the timings would measure the wait.
     torch.set_num_threads(1)
     # Let the profiler see inductor's compiled C++ kernels (cpp_fused_*) on the CPU.
     torch._inductor.config.cpp.enable_kernel_profile = True

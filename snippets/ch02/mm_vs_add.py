@@ -7,7 +7,7 @@ from torch.utils.flop_counter import FlopCounterMode
 device = "cuda" if torch.cuda.is_available() else "cpu"
 if device == "cpu":
     # One thread: on a small shared machine a second thread that must wait for a busy
-    # core turns microseconds into milliseconds (see copy_roof).
+    # core turns microseconds into milliseconds, and the timings would measure the wait.
     torch.set_num_threads(1)
 # float32 matmuls in full float32 precision. "highest" is torch's default; it is set
 # here so that a GPU cannot switch to TF32 tensor cores, a different and higher roof.

@@ -12,7 +12,7 @@ if device == "cuda":
     activities.append(ProfilerActivity.CUDA)
 else:
     # One thread: on a small shared machine a second thread that must wait for a busy
-    # core turns microseconds into milliseconds (see copy_roof).
+    # core turns microseconds into milliseconds, and the timings would measure the wait.
     torch.set_num_threads(1)
 # 100 elements, then 10^8 (10^7 in the CPU rehearsal, to keep its run short).
 sizes = [100, 10**8 if device == "cuda" else 10**7]
