@@ -51,7 +51,7 @@ versions = {
 rows = {}
 for name, (moved, fn) in versions.items():
     seconds = seconds_per_call(fn)
-    rows[name] = {"moved_bytes": moved, "time_s": seconds, "bytes_per_sec": moved / seconds}
+    rows[name] = {"moved_bytes": moved, "time_s": seconds, "bytes_per_s": moved / seconds}
     print(f"{name:>9}: {moved / array:.0f} arrays, {moved:>13,} bytes in {seconds * 1e3:8.3f} ms"
           f" = {moved / seconds / 1e9:7.1f} GB/s")
 

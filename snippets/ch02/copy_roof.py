@@ -53,7 +53,7 @@ def largest_cache():
     return found
 
 
-def spec_bytes_per_sec():
+def spec_bandwidth():
     """The GPU's own peak: memory clock (kHz) x bus width (bits) x 2 transfers per clock."""
     props = torch.cuda.get_device_properties(0)
     clock_khz = getattr(props, "memory_clock_rate", 0)
@@ -74,31 +74,31 @@ for n in sizes:
         "elements": n,
         "moved_bytes": moved,
         "loop_s": loop_s,
-        "loop_bytes_per_sec": moved / loop_s,
+        "loop_bytes_per_s": moved / loop_s,
         "gpu_s": gpu_s,
-        "gpu_bytes_per_sec": moved / gpu_s if gpu_s else None,
+        "gpu_bytes_per_s": moved / gpu_s if gpu_s else None,
         # the curve to read: the GPU alone on a GPU; the CPU has only the loop
-        "bytes_per_sec": moved / (gpu_s or loop_s),
+        "bytes_per_s": moved / (gpu_s or loop_s),
     })
     gpu_column = f"{moved / gpu_s / 1e9:>10.1f}" if gpu_s else f"{'-':>10}"
     print(f"{n:>12,} {moved:>14,} {moved / loop_s / 1e9:>10.1f} {gpu_column}")
     del src, dst
 
-best = max(rows, key=lambda row: row["bytes_per_sec"])
-in_cache = [row["bytes_per_sec"] for row in rows if cache_bytes and row["moved_bytes"] <= cache_bytes]
+best = max(rows, key=lambda row: row["bytes_per_s"])
+in_cache = [row["bytes_per_s"] for row in rows if cache_bytes and row["moved_bytes"] <= cache_bytes]
 results = {
     "device": device,
     "dtype": "float32",
     "bytes_per_element": 4,
     "cache_name": cache_name,
     "cache_bytes": cache_bytes,
-    "spec_bytes_per_sec": spec_bytes_per_sec() if device == "cuda" else None,
+    "spec_bytes_per_s": spec_bandwidth() if device == "cuda" else None,
     "rows": rows,
-    "best_bytes_per_sec": best["bytes_per_sec"],
+    "best_bytes_per_s": best["bytes_per_s"],
     "best_elements": best["elements"],
-    "cache_best_bytes_per_sec": max(in_cache, default=None),
-    "largest_bytes_per_sec": rows[-1]["bytes_per_sec"],
+    "cache_best_bytes_per_s": max(in_cache, default=None),
+    "largest_bytes_per_s": rows[-1]["bytes_per_s"],
 }
 print(f"{cache_name or 'cache'}: {cache_bytes or 0:,} bytes;"
-      f" best {best['bytes_per_sec'] / 1e9:.1f} GB/s at {best['elements']:,} elements;"
-      f" largest {rows[-1]['bytes_per_sec'] / 1e9:.1f} GB/s")
+      f" best {best['bytes_per_s'] / 1e9:.1f} GB/s at {best['elements']:,} elements;"
+      f" largest {rows[-1]['bytes_per_s'] / 1e9:.1f} GB/s")

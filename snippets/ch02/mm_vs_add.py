@@ -41,7 +41,7 @@ for n in sizes:
     moved = 3 * n * n * a.element_size()  # read a and b once, write the result once
     seconds = seconds_per_call(lambda: a @ b)
     matmuls.append({"n": n, "flops": flops, "moved_bytes": moved, "intensity": flops / moved,
-                    "time_s": seconds, "flop_per_sec": flops / seconds})
+                    "time_s": seconds, "flop_per_s": flops / seconds})
     print(f"{n:>6} {flops:>18,} {flops / moved:>10.1f} {seconds * 1e3:>9.3f} {flops / seconds / 1e9:>9.1f}")
     del a, b
 
@@ -58,13 +58,13 @@ copy_bytes = 2 * elements * x.element_size()  # the memory roof: a copy of the s
 copy_s = seconds_per_call(lambda: out.copy_(x))
 
 add = {"elements": elements, "flops": elements, "moved_bytes": add_bytes, "intensity": elements / add_bytes,
-       "time_s": add_s, "flop_per_sec": elements / add_s, "bytes_per_sec": add_bytes / add_s}
+       "time_s": add_s, "flop_per_s": elements / add_s, "bytes_per_s": add_bytes / add_s}
 copy_bandwidth = copy_bytes / copy_s
-peak = max(m["flop_per_sec"] for m in matmuls)
-print(f"add of {elements:,} elements: {add_s * 1e3:.3f} ms, {add['flop_per_sec'] / 1e9:.2f} GFLOP/s,"
-      f" {add['bytes_per_sec'] / 1e9:.1f} GB/s")
+peak = max(m["flop_per_s"] for m in matmuls)
+print(f"add of {elements:,} elements: {add_s * 1e3:.3f} ms, {add['flop_per_s'] / 1e9:.2f} GFLOP/s,"
+      f" {add['bytes_per_s'] / 1e9:.1f} GB/s")
 print(f"copy of the same arrays: {copy_bandwidth / 1e9:.1f} GB/s")
-print(f"largest matmul / add, FLOP/s: {matmuls[-1]['flop_per_sec'] / add['flop_per_sec']:.0f}x")
+print(f"largest matmul / add, FLOP/s: {matmuls[-1]['flop_per_s'] / add['flop_per_s']:.0f}x")
 print(f"ridge point: {peak / copy_bandwidth:.1f} FLOP/byte")
 
 results = {
@@ -73,7 +73,7 @@ results = {
     "matmul_precision": torch.get_float32_matmul_precision(),
     "matmuls": matmuls,
     "add": add,
-    "copy_bytes_per_sec": copy_bandwidth,
-    "peak_flop_per_sec": peak,
+    "copy_bytes_per_s": copy_bandwidth,
+    "peak_flop_per_s": peak,
     "ridge_intensity": peak / copy_bandwidth,
 }
