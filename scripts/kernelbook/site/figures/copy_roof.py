@@ -19,7 +19,7 @@ from ..units import format_bandwidth, format_bytes
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, need, register
 from .strings import Strings
-from .svg import FONT, SMALL, Layout, centred, document, el, marker, num, text, title, width
+from .svg import FONT, SMALL, Layout, axis_title, document, el, marker, num, text, title, width
 
 NAME = "copy_roof"
 COPY_ROOF = "ch02/copy_roof"
@@ -205,9 +205,7 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
             tip = title(S(lang, "point", size=format_bytes(m), bw=format_bandwidth(v)))
             parts.append(marker(SHAPES[one], px, py, tip, cls="kb-point", data_series=one, data_bytes=f"{m:.0f}"))
         chart.append(el("g", "".join(parts), cls=STYLES[one]))
-    xlabel = S(lang, "x")
-    chart.append(text(centred(left + plot_w / 2, xlabel, SMALL, layout.width), bottom + 40, xlabel, cls="kb-small",
-                      text_anchor="middle"))
+    chart.append(axis_title(left + plot_w / 2, bottom + 40, S(lang, "x"), layout.width))
     chart.append("</g>")
     body.append("".join(chart))
     height = bottom + 46

@@ -17,7 +17,7 @@ from ..units import format_bandwidth, format_number, format_si
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, need, register
 from .strings import Strings
-from .svg import FONT, SMALL, Layout, centred, document, el, marker, num, text, title, width
+from .svg import FONT, SMALL, Layout, axis_title, document, el, marker, num, text, title, width
 
 NAME = "roofline"
 MM_VS_ADD = "ch02/mm_vs_add"
@@ -169,9 +169,7 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     chart.append(el("g", "".join(dots), cls="kb-compiled"))
     tip = title(S(lang, "point_add", i=format_number(add_i), flops=format_si(add_f, "FLOP/s")))
     chart.append(el("g", marker("circle", axes.x(add_i), axes.y(add_f), tip, cls="kb-point", data_op="add"), cls="kb-eager"))
-    xlabel = S(lang, "x")
-    chart.append(text(centred(left + plot_w / 2, xlabel, SMALL, layout.width), bottom + 40, xlabel, cls="kb-small",
-                      text_anchor="middle"))
+    chart.append(axis_title(left + plot_w / 2, bottom + 40, S(lang, "x"), layout.width))
     chart.append("</g>")
     body.append("".join(chart))
     height = bottom + 46

@@ -176,6 +176,11 @@ def centred(x: float, words: str, size: float, right: float, left: float = 0.0) 
     return min(max(x, left + half + 2), right - half - 2)
 
 
+def axis_title(x: float, y: float, words: str, right: float) -> str:
+    """An axis's title in small text centred on ``x``, moved in as far as it must to end before ``right``."""
+    return text(centred(x, words, SMALL, right), y, words, cls="kb-small", text_anchor="middle")
+
+
 def arrow(x1: float, y1: float, x2: float, y2: float, head: float = 9.0) -> list[str]:
     """A shaft from (x1, y1) to (x2, y2) and a filled head at its end (their paint is the CSS's)."""
     length = math.hypot(x2 - x1, y2 - y1) or 1.0
