@@ -82,16 +82,15 @@ def hostile_book(dest: Path) -> Path:
         path.with_name(path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(cuda, ensure_ascii=False), encoding="utf-8")
         for name in raw["trace_files"]:
             shutil.copy2(path.with_name(name), path.with_name(name.replace(".cpu.", ".cuda.")))
+    # The CUDA twins carry CPU numbers, so the chapter's GPU-only claims would fail on them
+    # and stop the build: they are kept (their pages and the instructors' list still show
+    # the twins' provenance) with a condition any number meets.
+    for page in sorted((root / "docs").glob("*/ch*/index.md")):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r"@cuda\s*(==|>=|<=|<|>)\s*[0-9.]+", "@cuda >= 0", text), encoding="utf-8")
     for lang in ("ja", "en"):
         write(root / "docs" / lang / "hostile.md", HOSTILE_PAGE.format(lang=lang))
-    # The CUDA twins hold the CPU's numbers, which GPU-only checks are written to fail; this book
-    # tests escaping, not claims, so each of those checks becomes one that any number passes.
-    for page in root.glob("docs/*/ch*/index.md"):
-        page.write_text(GPU_CHECK.sub(r"\1 != -1]]", page.read_text(encoding="utf-8")), encoding="utf-8")
     return root
-
-
-GPU_CHECK = re.compile(r"(@cuda) (?:==|!=|>=|<=|>|<) -?[\d.]+\]\]")
 
 
 @pytest.fixture(scope="module")
