@@ -1,4 +1,5 @@
-"""figures.py: the three chapter-1 figures as inline SVG, in both languages, from captures."""
+"""figures.py: every figure as inline SVG, in both languages, from captures; chapter 1's figures in detail
+(chapter 2's: test_figures_ch02.py)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,17 @@ SVG = "{http://www.w3.org/2000/svg}"
 EAGER, COMPILED, SWEEP = "ch01/eager_profile", "ch01/compiled_profile", "ch01/size_sweep"
 
 
+def committed_cpu(snippet: str) -> Capture:
+    """The committed CPU capture of ``snippet`` ("ch01/size_sweep")."""
+    chapter, stem = snippet.split("/")
+    return records.load(ROOT / "snippets" / chapter / "captures" / f"{stem}.cpu.json")
+
+
 @pytest.fixture(scope="module")
 def cpu() -> dict[str, Capture]:
     """What each figure is drawn from on a CPU-built page: the committed CPU captures, and for the
     figures drawn from GPU captures only (``FigureKind(device="cuda")``) crafted CUDA-shaped ones."""
-    committed = {f"ch01/{stem}": records.load(CAPTURES / f"{stem}.cpu.json") for stem in ("eager_profile", "compiled_profile", "size_sweep")}
+    committed = {snippet: committed_cpu(snippet) for kind in figures.KINDS.values() if kind.device is None for snippet in kind.needs}
     return {**committed, **crafted_gpu.all_captures()}
 
 
@@ -181,6 +188,9 @@ def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
         ("traffic", ["転送", "GPU メモリ", "GPU チップ"], ["transfers", "GPU memory", "GPU chip"]),
         ("timeline", ["カーネル", "CPU カーネル", "プロファイル開始からの時間 (µs)"], ["kernels", "CPU kernels", "time since the profile started (µs)"]),
         ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "単純なコピー"], ["elements", "time per call", "effective bandwidth", "plain copy"]),
+        ("copy_roof", ["キャッシュ", "対数目盛", "Python のループから"], ["cache", "log scale", "from a Python loop"]),
+        ("roofline", ["算術強度", "メモリ律速", "演算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
+        ("cos_chain", ["イーガー", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
     ],
 )
 def test_labels_are_translated(cpu, name, ja, en):
@@ -195,7 +205,8 @@ def test_labels_are_translated(cpu, name, ja, en):
 
 @pytest.mark.parametrize("name", figures.FIGURES)
 def test_output_is_deterministic(cpu, name):
-    reloaded = {k: records.load(CAPTURES / f"{k.split('/')[1]}.cpu.json") if k.startswith("ch01/") else c for k, c in cpu.items()}
+    crafted = crafted_gpu.all_captures()
+    reloaded = {k: crafted[k] if k in crafted else committed_cpu(k) for k in cpu}
     for lang in figures.LANGS:
         assert figures.figure(name, lang, cpu) == figures.figure(name, lang, cpu) == figures.figure(name, lang, reloaded)
 
