@@ -1,13 +1,15 @@
-"""Figures for pages: drawn by ``figures`` from the shown captures, cached on disk by their data.
+"""Figures drawn by ``figures`` from the shown captures, cached on disk by their data.
 
 A figure is redrawn only when what it is drawn from (its captures' relevant data, or the
-drawing code) changes: ``<cache>/figures/<name>.<lang>.<data key>.html``, one file per
-figure and language, older versions removed when a new one is written.
+drawing code) changes: ``<cache>/figures/<name>.<lang>.<data key>.json``, the drawn
+``Figure`` record, one file per figure and language, older versions removed when a new
+one is written. Pages show its HTML (:func:`figure_html`); notebooks embed its drawing.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,20 +17,31 @@ from ..records import Capture, write_atomic
 from . import figures
 
 
-def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
-    """The ``<figure>`` for a page of language ``lang``, and whether it had to be drawn (not cached).
+def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[figures.Figure, bool]:
+    """The figure ``name`` in ``lang``, and whether it had to be drawn (not cached).
 
     Raises what ``figures.figure`` raises for an unknown figure or unusable captures.
     """
-    path = cache / "figures" / f"{name}.{lang}.{figures.data_key(name, captures)[:16]}.html"
+    path = cache / "figures" / f"{name}.{lang}.{figures.data_key(name, captures)[:16]}.json"
     try:
-        return path.read_text(encoding="utf-8"), False
-    except OSError:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return figures.Figure(**{**raw, "svgs": tuple(raw["svgs"])}), False
+    except (OSError, ValueError, TypeError, KeyError):
         pass
     fig = figures.figure(name, lang, captures)
-    out = (f'<figure class="kb-figure" id="kb-figure-{name}">\n{fig.html}\n'
-           f"<figcaption>{html.escape(fig.caption)}</figcaption>\n</figure>\n")
-    for stale in path.parent.glob(f"{name}.{lang}.*.html") if path.parent.is_dir() else ():
+    for stale in path.parent.glob(f"{name}.{lang}.*") if path.parent.is_dir() else ():
         stale.unlink(missing_ok=True)
-    write_atomic(path, out.encode("utf-8"))
-    return out, True
+    record = {"name": fig.name, "lang": fig.lang, "svgs": list(fig.svgs), "alt": fig.alt, "caption": fig.caption, "data": fig.data}
+    write_atomic(path, json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    return fig, True
+
+
+def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
+    """The ``<figure>`` for a page of language ``lang``, and whether it had to be drawn (not cached)."""
+    fig, drawn = cached_figure(cache, name, lang, captures)
+    return page_html(fig), drawn
+
+
+def page_html(fig: figures.Figure) -> str:
+    return (f'<figure class="kb-figure" id="kb-figure-{fig.name}">\n{fig.html}\n'
+            f"<figcaption>{html.escape(fig.caption)}</figcaption>\n</figure>\n")

@@ -27,12 +27,13 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, term_links, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
+from .glossary import Glossary, GlossaryError
 from .labels import label
-from .sections import read_pages, relative, section_index
+from .sections import page_url, read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -47,6 +48,8 @@ class KernelbookConfig(Config):
     read_only = c.Type(bool, default=False)  # write nothing into docs/: a stale notebook fails the build instead
     notebooks = c.Type(bool, default=True)  # write docs/<lang>/<chapter>/notebook.ipynb for chapters that run snippets
     cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
+    glossary = c.Type(str, default="")  # the glossary's data file, relative to docs/ (never copied into the site); "": none
+    glossary_page = c.Type(str, default="glossary.md")  # the glossary's page in each language's folder ([[kb:glossary]])
 
 
 # What the blocks the plugin writes are made of: notices and questions (admonition),
@@ -74,6 +77,7 @@ class BuildRun:
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     counts: Counter = field(default_factory=Counter)
     search: object | None = None  # material's search plugin, when each language gets its own index
+    glossary: Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -104,7 +108,25 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._report(problem)
             if len(settings.languages) > 1:
                 self.run.search = _material_search(config)
+        self._read_glossary()
         return config
+
+    def _read_glossary(self) -> None:
+        """The glossary, every problem with it reported, and its page in every language."""
+        settings = self.run.settings
+        try:
+            self.run.glossary = notebooks.book_glossary(settings)
+        except GlossaryError as exc:
+            for problem in exc.problems:
+                self._report(problem)
+            return
+        if self.run.glossary is None:
+            return
+        for lang in settings.languages:
+            page = settings.pages(lang) / settings.glossary_page
+            if not page.is_file():
+                self._report(f"{_rel(page, settings.root)}: missing: the glossary's page in this language "
+                             "(a page holding [[kb:glossary]]; the plugin's `glossary_page` option names it)")
 
     def on_pre_build(self, config):
         """Read the captures once; (re)write each chapter's notebook where it changed.
@@ -118,15 +140,19 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
             for note in entry.notes:
                 log.info("kernelbook: %s: %s", entry.snippet.id, note)
-        if not settings.notebooks:
-            return
+        if not settings.notebooks or (settings.glossary is not None and run.glossary is None):
+            return  # a glossary that is wrong is reported already; a notebook would link terms with it
+        given = {"glossary": run.glossary, "figure": notebooks.drawing(settings, run.book, report=self._drew_for_notebook)}
         if settings.read_only:  # `kernelbook build --no-capture`: render what is committed
-            for path in notebooks.stale(settings, run.book):
-                self._report(f"{_rel(path, settings.root)} is out of date with its page or captures; "
+            for path in notebooks.stale(settings, run.book, **given):
+                self._report(f"{_rel(path, settings.root)} is out of date with its page, captures or glossary; "
                              "run `kernelbook notebooks` and commit it")
             return
-        for path in notebooks.generate_all(settings, run.book):
+        for path in notebooks.generate_all(settings, run.book, **given):
             log.info("kernelbook: wrote %s", _rel(path, settings.root))
+
+    def _drew_for_notebook(self, name: str, lang: str) -> None:
+        log.info("kernelbook: drew figure %s (%s) for a notebook", name, lang)
 
     def on_serve(self, server, config, builder):
         snippets = self.run.settings.root / self.run.settings.snippets_dir if self.run else None
@@ -136,6 +162,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     @event_priority(-200)  # after mkdocs-static-i18n (-100): see notebook_pages.py
     def on_files(self, files, config):
+        glossary = self.run.settings.glossary
+        for file in list(files):  # the glossary's data is the plugin's, not a file of the site
+            if glossary is not None and file.abs_src_path and Path(file.abs_src_path).resolve() == glossary.resolve():
+                files.remove(file)
         return notebook_pages.make_pages(files, config)
 
     @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
@@ -164,6 +194,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         def canonical(lang: str) -> str:
             return run.settings.site_url.rstrip("/") + "/" + run.settings.url_prefix(lang) if run.settings.site_url else ""
 
+        settings = run.settings
+        glossary_url = relative(settings.url_prefix(lang) + page_url(settings.glossary_page), page.url)
         ctx = Context(
             lang=lang,
             page=page.file.src_uri,
@@ -172,7 +204,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
             sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
             pages=pages,
+            glossary=run.glossary,
+            glossary_url=glossary_url,
         )
+        if run.glossary is not None:
+            markdown = self._link_terms(markdown, page, lang, glossary_url, ctx)
         rendered = render_page(markdown, ctx)
         try:
             rendered = objectives.after_title(rendered, objectives.render(objectives.read(page.meta), lang))
@@ -185,6 +221,19 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 run.unchecked.append(note)
                 log.info("kernelbook: %s", note)
         return rendered
+
+    def _link_terms(self, markdown: str, page, lang: str, glossary_url: str, ctx: Context) -> str:
+        """The first use of each glossary term in each section linked (``term_links.py``); links by hand checked."""
+        settings = self.run.settings
+        rel = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
+        if settings.language_folders and rel.startswith(f"{lang}/"):
+            rel = rel[len(lang) + 1:]
+        for written, anchor in term_links.unknown_terms(markdown, self.run.glossary, rel, settings.glossary_page):
+            ctx.error(written, f"links to the glossary's {anchor!r}, a term {self.run.glossary.source} does not have")
+        if rel == settings.glossary_page:
+            return markdown
+        chapter = PurePosixPath(rel).parent.name
+        return term_links.link_terms(markdown, self.run.glossary, lang, chapter, term_links.page_link(glossary_url, lang))
 
     def on_page_content(self, html, page, config, files):
         lang = self._lang(page)

@@ -15,6 +15,7 @@ from .. import claims
 from ..labels import label
 from .context import Context
 from .registry import REGISTRY, Directive
+from .run import plain
 
 
 def render(d: Directive, ctx: Context) -> str:
@@ -65,5 +66,21 @@ def inline_value(reading: claims.Reading, ctx: Context) -> str:
     return f'<span class="kb-value" title="{device}">{text}</span>'
 
 
+def render_notebook(d: Directive, ctx: Context) -> str:
+    """The claim's value as a notebook shows it: code for kernel names and strings, the placeholder in italics."""
+    try:
+        claim = claims.parse(d.name, d.arg, d.text)
+    except claims.ClaimError as exc:
+        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
+    reading = evaluate(claim, ctx)
+    if reading is None:
+        return ""
+    if reading.capture is None:
+        return f"*{plain(needs_capture(claim.scope, ctx.lang))}*"
+    text = plain(claims.format_value(claim, reading.value, ctx.lang))
+    code = claims.KINDS[claim.kind].code or (isinstance(reading.value, str) and claim.kind == "value")
+    return f"<code>{text}</code>" if code else text
+
+
 for _name in claims.KINDS:
-    REGISTRY.inline(_name)(render)
+    REGISTRY.inline(_name, notebook=render_notebook)(render)

@@ -28,13 +28,13 @@ from pathlib import Path
 from ...records import Capture
 from . import traffic, timeline, sweep  # noqa: F401, I001 - each registers its figure: this order is FIGURES
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
-from .svg import LAYOUTS, Layout
+from .svg import LAYOUTS, Layout, standalone
 from .traffic import TRAFFIC, round_trips, transfers
 
 FIGURES = tuple(KINDS)
 
 __all__ = ["FIGURES", "LANGS", "LAYOUTS", "TRAFFIC", "Figure", "FigureKind", "Layout", "MissingCapture", "data_key",
-           "figure", "register", "round_trips", "transfers"]
+           "figure", "register", "round_trips", "standalone", "transfers"]
 
 
 def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:

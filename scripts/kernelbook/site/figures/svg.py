@@ -264,3 +264,23 @@ def document(name: str, lang: str, layout: Layout, height: float, alt: str, body
     box = f".{cls}{{display:{shown};height:auto;{size}}}"
     parts = [head, f'<title id="{title_id}">{esc(alt)}</title>', f"<style>{box}{css(cls, drawing)}</style>", drawing, "</svg>"]
     return "\n".join(parts)
+
+
+_ROOT = re.compile(r'<svg\b[^>]*\bviewBox="0 0 (?P<w>[\d.]+) (?P<h>[\d.]+)"[^>]*>')
+
+
+def standalone(svg: str) -> str:
+    """One drawing as an image of its own (a notebook embeds it as one): sized by its viewBox, light, opaque.
+
+    No page's theme reaches an image, so its colours fall back to black on white (the
+    light scheme), on a white ground of its own, so that it reads on a dark page too.
+    """
+    m = _ROOT.search(svg)
+    if m is None:
+        raise ValueError("not a figure's drawing: no <svg> with a viewBox")
+    root = m.group(0).replace(' width="100%"', f' width="{m.group("w")}" height="{m.group("h")}" style="color-scheme:light"')
+    ground = '<rect width="100%" height="100%" fill="#fff"/>'
+    body = svg[m.end():]
+    style_end = body.find("</style>")
+    cut = style_end + len("</style>") if style_end >= 0 else 0
+    return svg[:m.start()] + root + body[:cut] + ground + body[cut:]
