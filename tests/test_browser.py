@@ -109,7 +109,7 @@ def search_ready(page, timeout: float = 10_000) -> None:
 # ---------------------------------------------------------------- every page loads cleanly
 
 
-PAGES = ["/", "/ch01/", "/ch01/notebook/", "/en/", "/en/ch01/", "/en/ch01/notebook/"]
+PAGES = ["/", "/ch01/", "/ch01/notebook/", "/glossary/", "/en/", "/en/ch01/", "/en/ch01/notebook/", "/en/glossary/"]
 
 
 @pytest.fixture(scope="module")
@@ -685,3 +685,94 @@ def test_page_loads_request_nothing_outside_localhost(loads):
         assert len(urls) > 5, f"{path} made only {len(urls)} requests: {urls}"
         assert any(u.endswith(".css") for u in urls) and any(u.endswith(".js") for u in urls), urls
         assert any(u.endswith("/search/search_index.json") for u in urls), f"{path}: the search index was never fetched: {urls}"
+
+
+# ---------------------------------------------------------------- the glossary
+
+GLOSSARY = {"ja": "/glossary/", "en": "/en/glossary/"}
+
+
+def _definitions(lang: str) -> dict[str, tuple[str, str]]:
+    """Term id -> (headword, definition as a tooltip shows it), in ``lang``."""
+    from kernelbook.site.glossary import load as load_glossary
+
+    found = load_glossary(ROOT / "docs" / "glossary.yml", ("ja", "en"))
+    return {t.id: (t.words[lang].term, t.words[lang].plain) for t in found.terms}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "dark")])
+def test_a_term_shows_its_definition_as_a_tooltip_and_leads_to_its_entry_in_the_same_language(browser, site_url, lang, width, scheme, screenshots):
+    words = _definitions(lang)
+    with open_page(browser, color_scheme=scheme, viewport={"width": width, "height": 800}) as w:
+        load(w, site_url + CHAPTER[lang])
+        search_ready(w.page, timeout=30_000)  # before a click leaves the page: the worker's loads finish
+        link = w.page.locator("a.kb-term[href$='#launch']").first
+        link.scroll_into_view_if_needed()
+        link.hover()  # material's tooltip (content.tooltips): the link's title, moved into a tooltip of its own
+        w.page.wait_for_function("e => e.hasAttribute('aria-describedby')", arg=link.element_handle())
+        tip = w.page.locator("#" + link.get_attribute("aria-describedby"))
+        tip.wait_for(state="visible")
+        assert tip.get_attribute("role") == "tooltip"
+        assert tip.inner_text().strip() == words["launch"][1]
+        box, view = tip.bounding_box(), w.page.viewport_size
+        assert box["x"] >= -1 and box["x"] + box["width"] <= view["width"] + 1, f"the tooltip runs off the screen: {box}"
+        w.page.screenshot(path=str(screenshots / f"term-tooltip-{lang}-{scheme}-{width}.png"))
+        link.click()
+        w.page.wait_for_url(lambda url: urlsplit(url).path == GLOSSARY[lang])
+        assert w.page.evaluate("location.hash") == "#launch"
+        entry = w.page.locator("#launch")
+        assert entry.inner_text().replace("¶", "").strip() == words["launch"][0]  # the entry, in the page's language
+        top = entry.bounding_box()["y"]
+        assert 0 <= top < 200, f"the entry is not where the page landed (its top at {top} px)"
+        assert w.errors == [], "\n".join(w.errors)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (1280, "dark"), (375, "light"), (375, "dark")])
+def test_glossary_and_notebook_pages_fit_the_screen_in_both_schemes(browser, site_url, lang, width, scheme, screenshots):
+    for path in (GLOSSARY[lang], CHAPTER[lang] + "notebook/"):
+        with open_page(browser, color_scheme=scheme, viewport={"width": width, "height": 900}) as w:
+            load(w, site_url + path)
+            got = w.page.evaluate(_OVERFLOW)
+            name = path.strip("/").replace("/", "-") or "home"
+            w.page.screenshot(path=str(screenshots / f"{name}-{scheme}-{width}.png"))
+            assert got["scheme"] == ("slate" if scheme == "dark" else "default")
+            assert got["page"][0] <= got["page"][1], f"{path}: the page scrolls sideways at {width} px; too wide: {got['wide']}"
+            if path == GLOSSARY[lang]:
+                assert w.page.locator("h3#kernel").is_visible() and w.page.locator(".kb-term-other").first.is_visible()
+            else:  # the notebook's figures are images on a ground of their own, as wide as the column at most
+                images = w.page.locator(".jp-RenderedMarkdown img")
+                assert images.count() == 3
+                for i in range(images.count()):
+                    images.nth(i).scroll_into_view_if_needed()
+                    box = images.nth(i).bounding_box()
+                    assert box["width"] > 200 and box["x"] + box["width"] <= width + 1
+                    assert images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0"), "a figure did not load"
+            assert w.errors == [], "\n".join(w.errors)
+
+
+# ---------------------------------------------------------------- the notebook pages teach
+
+
+SUMMARY = {"ja": "まとめ", "en": "Summary"}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_notebook_page_shows_the_chapters_prose_and_its_search_titles_carry_no_pilcrow(context, site_url, lang):
+    """A section of the notebook page holds the chapter's words, not just its heading; search finds it by a clean title."""
+    with open_page(context) as w:
+        load(w, site_url + CHAPTER[lang] + "notebook/")
+        cell = w.page.locator(".jp-RenderedMarkdown:has(#summary)")
+        assert cell.locator("#summary").inner_text().replace("¶", "").strip() == SUMMARY[lang]
+        prose = cell.locator("p, li").first
+        prose.scroll_into_view_if_needed()
+        assert prose.is_visible() and len(prose.inner_text().strip()) > 40, "the summary section of the notebook is empty"
+        assert cell.locator("a[href*='glossary/#']").count() >= 1, "the notebook's prose links no glossary term"
+        search_ready(w.page, timeout=30_000)
+        results = search(w, SUMMARY[lang], keystrokes=False)
+        titles = w.page.locator(".md-search-result__article h1, .md-search-result__article h2").all_inner_texts()
+        assert titles and not [t for t in titles if "¶" in t], titles
+        links = [link for result in results for link in result]
+        assert any(link.endswith("/notebook/#summary") for link in links), links  # the notebook's own section, found
+        assert w.errors == [], "\n".join(w.errors)
