@@ -8,13 +8,13 @@ one is written. Pages show its HTML (:func:`figure_html`); notebooks embed its d
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..records import Capture, write_atomic
 from . import figures
+from .escape import inert
 
 
 def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[figures.Figure, bool]:
@@ -44,4 +44,4 @@ def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Captur
 
 def page_html(fig: figures.Figure) -> str:
     return (f'<figure class="kb-figure" id="kb-figure-{fig.name}">\n{fig.html}\n'
-            f"<figcaption>{html.escape(fig.caption)}</figcaption>\n</figure>\n")
+            f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")

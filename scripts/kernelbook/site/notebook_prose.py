@@ -38,12 +38,17 @@ def jupyter_markdown(markdown: str, page_url: str) -> str:
     return _links(_boxes(markdown), page_url)
 
 
-def _outside_code(markdown: str, change) -> str:
+def _outside(pattern: re.Pattern[str], text: str, change) -> str:
+    """``text`` with ``change`` applied to what lies between the matches of ``pattern``, which stay as written."""
     out, last = [], 0
-    for code in FENCE.finditer(markdown):
-        out += [change(markdown[last:code.start()]), code.group(0)]
-        last = code.end()
-    return "".join(out + [change(markdown[last:])])
+    for kept in pattern.finditer(text):
+        out += [change(text[last:kept.start()]), kept.group(0)]
+        last = kept.end()
+    return "".join(out + [change(text[last:])])
+
+
+def _outside_code(markdown: str, change) -> str:
+    return _outside(FENCE, markdown, change)
 
 
 def _boxes(markdown: str) -> str:
@@ -123,11 +128,7 @@ _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
 def _outside_inline_code(text: str, change) -> str:
-    out, last = [], 0
-    for code in _CODE_SPAN.finditer(text):
-        out += [change(text[last:code.start()]), code.group(0)]
-        last = code.end()
-    return "".join(out + [change(text[last:])])
+    return _outside(_CODE_SPAN, text, change)
 
 
 def absolute(url: str, page_url: str) -> str:

@@ -9,22 +9,26 @@ function in ``site/claims.py``.
 
 from __future__ import annotations
 
-import html
-
 from .. import claims
+from ..escape import inert
 from ..labels import label
 from .context import Context
 from .registry import REGISTRY, Directive
-from .run import plain
 
 
-def render(d: Directive, ctx: Context) -> str:
+def read(d: Directive, ctx: Context) -> claims.Reading | str:
+    """The inline claim parsed, checked and read; or what the page shows instead (an error marker, or nothing)."""
     try:
         claim = claims.parse(d.name, d.arg, d.text)
     except claims.ClaimError as exc:
         return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
     reading = evaluate(claim, ctx)
-    return "" if reading is None else inline_value(reading, ctx)
+    return "" if reading is None else reading
+
+
+def render(d: Directive, ctx: Context) -> str:
+    reading = read(d, ctx)
+    return reading if isinstance(reading, str) else inline_value(reading, ctx)
 
 
 def evaluate(claim: claims.Claim, ctx: Context) -> claims.Reading | None:
@@ -55,12 +59,12 @@ def inline_value(reading: claims.Reading, ctx: Context) -> str:
     """The claim's value as inline HTML: code for kernel names and strings, a placeholder when unchecked."""
     claim = reading.claim
     if reading.capture is None:
-        return f'<span class="kb-value kb-needs-capture" title="{claim.scope}">{html.escape(needs_capture(claim.scope, ctx.lang))}</span>'
+        return f'<span class="kb-value kb-needs-capture" title="{claim.scope}">{inert(needs_capture(claim.scope, ctx.lang))}</span>'
     got = reading.value
-    text = html.escape(claims.format_value(claim, got, ctx.lang))
-    device = html.escape(reading.capture.device)
+    text = inert(claims.format_value(claim, got, ctx.lang))  # what a capture says is never markup: escape.py
+    device = inert(reading.capture.device)
     if claims.KINDS[claim.kind].code:
-        return f'<code class="kb-kernel" title="{html.escape(got)}">{text}</code>'
+        return f'<code class="kb-kernel" title="{inert(got)}">{text}</code>'
     if isinstance(got, str) and claim.kind == "value":  # a string the snippet stored: code, as written
         return f'<code class="kb-value" title="{device}">{text}</code>'
     return f'<span class="kb-value" title="{device}">{text}</span>'
@@ -68,16 +72,13 @@ def inline_value(reading: claims.Reading, ctx: Context) -> str:
 
 def render_notebook(d: Directive, ctx: Context) -> str:
     """The claim's value as a notebook shows it: code for kernel names and strings, the placeholder in italics."""
-    try:
-        claim = claims.parse(d.name, d.arg, d.text)
-    except claims.ClaimError as exc:
-        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
-    reading = evaluate(claim, ctx)
-    if reading is None:
-        return ""
+    reading = read(d, ctx)
+    if isinstance(reading, str):
+        return reading
+    claim = reading.claim
     if reading.capture is None:
-        return f"*{plain(needs_capture(claim.scope, ctx.lang))}*"
-    text = plain(claims.format_value(claim, reading.value, ctx.lang))
+        return f"*{inert(needs_capture(claim.scope, ctx.lang))}*"
+    text = inert(claims.format_value(claim, reading.value, ctx.lang))
     code = claims.KINDS[claim.kind].code or (isinstance(reading.value, str) and claim.kind == "value")
     return f"<code>{text}</code>" if code else text
 

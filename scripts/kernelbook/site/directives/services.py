@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import base64
 
+from ..escape import inert
 from ..figures import standalone
 from ..labels import label
 from ..page_text import headings, title
 from .context import Context
 from .registry import Directive, block
-from .run import plain
 
 
 def figure_notebook(d: Directive, ctx: Context) -> str:
@@ -29,9 +29,9 @@ def figure_notebook(d: Directive, ctx: Context) -> str:
     except (KeyError, ValueError) as exc:
         return ctx.error(where, f"cannot draw it: {exc}")
     data = base64.b64encode(standalone(fig.svg).encode("utf-8")).decode("ascii")
-    alt = " ".join(fig.alt.split()).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    alt = inert(" ".join(fig.alt.split()))  # the alt text names the device a capture ran on: escape.py
     link = f' ([{label("nb_figure_link", ctx.lang)}]({ctx.url}#kb-figure-{d.arg}))' if ctx.url else ""
-    return f"![{alt}](data:image/svg+xml;base64,{data})\n\n*{plain(fig.caption)}*{link}\n"
+    return f"![{alt}](data:image/svg+xml;base64,{data})\n\n*{inert(fig.caption)}*{link}\n"
 
 
 @block("figure", notebook=figure_notebook)
@@ -54,8 +54,8 @@ def sections_notebook(d: Directive, ctx: Context) -> str:
     """Every page and its sections as a Markdown list, linked where the notebook's links lead."""
     out = []
     for page in ctx.pages(ctx.lang):
-        out.append(f"- [{plain(title(page.text) or page.rel)}]({page.url})")
-        out += [f"    - [{plain(h.text)}]({page.url}#{h.anchor})" for h in headings(page.text) if h.level <= 3 and h.anchor]
+        out.append(f"- [{inert(title(page.text) or page.rel)}]({page.url})")
+        out += [f"    - [{inert(h.text)}]({page.url}#{h.anchor})" for h in headings(page.text) if h.level <= 3 and h.anchor]
     return "\n".join(out) + "\n"
 
 
