@@ -31,7 +31,7 @@ def figure_notebook(d: Directive, ctx: Context) -> str:
     data = base64.b64encode(standalone(fig.svg).encode("utf-8")).decode("ascii")
     alt = inert(" ".join(fig.alt.split()))  # the alt text names the device a capture ran on: escape.py
     link = f' ([{label("nb_figure_link", ctx.lang)}]({ctx.url}#kb-figure-{d.arg}))' if ctx.url else ""
-    return f"![{alt}](data:image/svg+xml;base64,{data})\n\n*{inert(fig.caption)}*{link}\n"
+    return f"![{alt}](data:image/svg+xml;base64,{data})\n\n{inert(fig.caption)}{link}\n"  # no emphasis around words a capture supplies
 
 
 @block("figure", notebook=figure_notebook)
