@@ -82,16 +82,15 @@ def hostile_book(dest: Path) -> Path:
         path.with_name(path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(cuda, ensure_ascii=False), encoding="utf-8")
         for name in raw["trace_files"]:
             shutil.copy2(path.with_name(name), path.with_name(name.replace(".cpu.", ".cuda.")))
+    # The CUDA twins carry CPU numbers, so the chapter's GPU-only claims would fail on them
+    # and stop the build: they are kept (their pages and the instructors' list still show
+    # the twins' provenance) with a condition any number meets.
+    for page in sorted((root / "docs").glob("*/ch*/index.md")):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r"@cuda\s*(==|>=|<=|<|>)\s*[0-9.]+", "@cuda >= 0", text), encoding="utf-8")
     for lang in ("ja", "en"):
         write(root / "docs" / lang / "hostile.md", HOSTILE_PAGE.format(lang=lang))
-        # The CUDA twins hold the CPU's numbers, which the chapter's GPU-only claims rightly
-        # reject; here only their escaping is at stake, so those claims check what always holds.
-        chapter = root / "docs" / lang / "ch01" / "index.md"
-        chapter.write_text(_ANY_VALUE.sub("@cuda != -1", chapter.read_text(encoding="utf-8")), encoding="utf-8")
     return root
-
-
-_ANY_VALUE = re.compile(r"@cuda[ \t]*(?:==|!=|>=|<=|>|<)[ \t]*[^\]\s]+")
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +166,8 @@ def test_figures_svg_text_is_inert(hostile_site):
     _, site = hostile_site
     soup = BeautifulSoup((site / "en/ch01/index.html").read_text(encoding="utf-8"), "html.parser")
     assert len(soup.select("figure.kb-figure")) == 3
-    figures = soup.select("figure.kb-figure svg")  # each figure's wide and narrow drawings
-    assert len(figures) == 6
+    figures = soup.select("figure.kb-figure svg")
+    assert len(figures) == 6  # each figure is drawn twice: a wide and a narrow layout
     for svg in figures:
         assert injected(str(svg)) == []
     assert any(VISIBLE in svg.get_text() or "kbpwn" in svg.get_text() for svg in figures)
@@ -209,7 +208,6 @@ def test_notebook_outputs_are_plain_text_streams(hostile_site):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             for output in cell.get("outputs", []):
                 assert output["output_type"] == "stream", output  # never text/html or text/markdown
-
 
 
 def test_notebook_prose_shows_hostile_kernel_and_device_names_as_text(hostile_site):
