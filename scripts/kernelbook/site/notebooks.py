@@ -37,7 +37,6 @@ from typing import Any, Callable
 from urllib.parse import quote
 
 from ..records import Capture, write_atomic
-from ..snippets import read_source
 from . import figures, objectives
 from .book import Entry, load_book
 from .directives import CELL, Context, render_notebook
@@ -293,8 +292,7 @@ def book_glossary(settings: BookSettings) -> Glossary | None:
     """The book's glossary (the plugin's ``glossary`` option), or None; ``glossary.GlossaryError`` when it is wrong."""
     if settings.glossary is None:
         return None
-    source = settings.glossary.relative_to(settings.root).as_posix() if settings.glossary.is_relative_to(settings.root) else str(settings.glossary)
-    return load_glossary(settings.glossary, settings.languages, source=source)
+    return load_glossary(settings.glossary, settings.languages, source=settings.rel(settings.glossary))
 
 
 def drawing(settings: BookSettings, book: dict[str, Entry], report: Callable[[str, str], None] | None = None) -> Draw:

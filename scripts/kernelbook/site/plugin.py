@@ -37,13 +37,12 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, term_links, twins
+from . import glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
-from .glossary import Glossary, GlossaryError
 from .labels import label
-from .sections import page_url, read_pages, relative, section_index
+from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -93,7 +92,7 @@ class BuildRun:
     notebooks: dict[Path, bytes] = field(default_factory=dict)  # every chapter notebook as this build makes it
     staged: dict[str, str] = field(default_factory=dict)  # docs/ path -> the staged copy rendered instead
     search: object | None = None  # material's search plugin, when each language gets its own index
-    glossary: Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
+    glossary: glossary_site.Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -127,25 +126,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._report(problem)
             if len(settings.languages) > 1:
                 self.run.search = _material_search(config)
-        self._read_glossary()
+        self.run.glossary = glossary_site.read(self.run.settings, self._report)
         return config
-
-    def _read_glossary(self) -> None:
-        """The glossary, every problem with it reported, and its page in every language."""
-        settings = self.run.settings
-        try:
-            self.run.glossary = notebooks.book_glossary(settings)
-        except GlossaryError as exc:
-            for problem in exc.problems:
-                self._report(problem)
-            return
-        if self.run.glossary is None:
-            return
-        for lang in settings.languages:
-            page = settings.pages(lang) / settings.glossary_page
-            if not page.is_file():
-                self._report(f"{_rel(page, settings.root)}: missing: the glossary's page in this language "
-                             "(a page holding [[kb:glossary]]; the plugin's `glossary_page` option names it)")
 
     def on_pre_build(self, config):
         """Read the captures once; make each chapter's notebook, staging those that changed.
@@ -158,10 +140,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         try:
             check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
-            # a glossary that is wrong is reported already (on_config): no notebook links terms with it
-            make = settings.notebooks and not (settings.glossary is not None and run.glossary is None)
-            drawing = notebooks.drawing(settings, run.book, report=self._drew_for_notebook)
-            planned = notebooks.planned(settings, run.book, glossary=run.glossary, figure=drawing) if make else {}
+            planned = glossary_site.planned_notebooks(settings, run.book, run.glossary)
         except KernelbookError as exc:  # a snippet's name or bytes, a capture that cannot be read: one line
             raise BadInput(f"kernelbook: {exc}") from None
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
@@ -171,14 +150,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         changed = [path for path, data in run.notebooks.items() if not notebook_cache.holds(path, data)]
         if settings.read_only:  # `kernelbook build --no-capture`: render what is committed
             for path in changed:
-                self._report(f"{_rel(path, settings.root)} is out of date with its page, captures or glossary; "
+                self._report(f"{settings.rel(path)} is out of date with its page, captures or glossary; "
                              "run `kernelbook notebooks` and commit it")
             return
         for path in changed:
             run.staged[os.path.normpath(path)] = str(notebook_cache.stage(settings.cache_dir / "notebooks" / "staged", run.notebooks[path]))
-
-    def _drew_for_notebook(self, name: str, lang: str) -> None:
-        log.info("kernelbook: drew figure %s (%s) for a notebook", name, lang)
 
     def on_serve(self, server, config, builder):
         snippets = self.run.settings.root / self.run.settings.snippets_dir if self.run else None
@@ -198,11 +174,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     @event_priority(-200)  # after mkdocs-static-i18n (-100): see notebook_pages.py
     def _files_notebook_pages(self, files, config):
-        glossary = self.run.settings.glossary
-        for file in list(files):  # the glossary's data is the plugin's, not a file of the site
-            if glossary is not None and file.abs_src_path and Path(file.abs_src_path).resolve() == glossary.resolve():
-                files.remove(file)
-        files = notebook_pages.make_pages(files, config, exists=lambda path: path.is_file() or path in self.run.notebooks)
+        files = notebook_pages.make_pages(glossary_site.without_data(files, self.run.settings), config, exists=lambda path: path.is_file() or path in self.run.notebooks)
         staged = self.run.staged
         for file in list(files):  # changed notebooks: rendered and offered from their staged copies
             for one in (file, getattr(file, "download", None)):
@@ -238,8 +210,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         def canonical(lang: str) -> str:
             return run.settings.site_url.rstrip("/") + "/" + run.settings.url_prefix(lang) if run.settings.site_url else ""
 
-        settings = run.settings
-        glossary_url = relative(settings.url_prefix(lang) + page_url(settings.glossary_page), page.url)
         ctx = Context(
             lang=lang,
             page=page.file.src_uri,
@@ -248,11 +218,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
             sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
             pages=pages,
-            glossary=run.glossary,
-            glossary_url=glossary_url,
+            glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
         )
-        if run.glossary is not None:
-            markdown = self._link_terms(markdown, page, lang, glossary_url, ctx)
+        markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
         try:
             rendered = objectives.after_title(rendered, objectives.render(objectives.read(page.meta), lang))
@@ -265,19 +233,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 run.unchecked.append(note)
                 log.info("kernelbook: %s", note)
         return rendered
-
-    def _link_terms(self, markdown: str, page, lang: str, glossary_url: str, ctx: Context) -> str:
-        """The first use of each glossary term in each section linked (``term_links.py``); links by hand checked."""
-        settings = self.run.settings
-        rel = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
-        if settings.language_folders and rel.startswith(f"{lang}/"):
-            rel = rel[len(lang) + 1:]
-        for written, anchor in term_links.unknown_terms(markdown, self.run.glossary, rel, settings.glossary_page):
-            ctx.error(written, f"links to the glossary's {anchor!r}, a term {self.run.glossary.source} does not have")
-        if rel == settings.glossary_page:
-            return markdown
-        chapter = PurePosixPath(rel).parent.name
-        return term_links.link_terms(markdown, self.run.glossary, lang, chapter, term_links.page_link(glossary_url, lang))
 
     def on_page_content(self, html, page, config, files):
         lang = self._lang(page)
@@ -352,7 +307,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         for path, data in self.run.notebooks.items():
             if not notebook_cache.holds(path, data):
                 write_atomic(path, data)
-                log.info("kernelbook: wrote %s", _rel(path, self.run.settings.root))
+                log.info("kernelbook: wrote %s", self.run.settings.rel(path))
 
     on_post_build = CombinedEvent(_check_build, _split_search, _post_build_write)
 
@@ -373,7 +328,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         settings = self.run.settings
         folder = settings.pages(lang) / chapter
         if not (folder / notebooks.NAME).is_file() and folder / notebooks.NAME not in self.run.notebooks:
-            where = _rel(folder, settings.root)
+            where = settings.rel(folder)
             return ctx.error(f"[[kb:notebook {chapter}]]", f"no notebook {where}/{notebooks.NAME}: is there a "
                              f"{where}/index.md that runs snippets?")
         view = config.plugins.get("mkdocs-jupyter") is not None  # without it the notebook is a download only
@@ -412,13 +367,6 @@ def _material_search(config):
             log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
             return None
     return None
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _base(page, chapter: str, config) -> str:

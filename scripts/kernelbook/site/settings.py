@@ -46,6 +46,10 @@ class BookSettings:
         """Where ``lang``'s pages sit below the site root: "" for the default language, else "en/"."""
         return "" if lang == self.default_language else f"{lang}/"
 
+    def rel(self, path: Path) -> str:
+        """``path`` as messages name it: relative to the book's folder where it lies inside it."""
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
 
 def from_config(config, options: "KernelbookConfig") -> BookSettings:
     """Settings from a loaded MkDocs config and the plugin's options; ValueError on what cannot work."""
