@@ -11,10 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from ..records import Capture, write_atomic
 from . import figures
 from .escape import inert
+
+if TYPE_CHECKING:
+    from .book import Entry
+
+Draw = Callable[[str, str], figures.Figure]  # (figure name, lang) -> the drawn figure
 
 
 def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[figures.Figure, bool]:
@@ -45,3 +51,26 @@ def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Captur
 def page_html(fig: figures.Figure) -> str:
     return (f'<figure class="kb-figure" id="kb-figure-{fig.name}">\n{fig.html}\n'
             f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
+
+
+def shown_drawing(book: Mapping[str, "Entry"]) -> Draw:
+    """Figures drawn straight from the captures the pages show (no cache)."""
+    captures = {sid: e.shown for sid, e in book.items() if e.shown is not None}
+    return lambda name, lang: figures.figure(name, lang, captures)
+
+
+def drawing(cache: Path | None, book: Mapping[str, "Entry"], report: Callable[[str, str], None] | None = None) -> Draw:
+    """Figures for the notebooks, from the figure cache (the pages' own drawings) when there is one.
+
+    ``report(name, lang)`` hears of each figure that had to be drawn.
+    """
+    if cache is None:
+        return shown_drawing(book)
+    captures = {sid: e.shown for sid, e in book.items() if e.shown is not None}
+
+    def draw(name: str, lang: str) -> figures.Figure:
+        fig, drawn = cached_figure(cache, name, lang, captures)
+        if drawn and report is not None:
+            report(name, lang)
+        return fig
+    return draw

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from . import notebooks, term_links
+from . import figure_cache, notebooks, term_links
 from .book import Entry
 from .directives import Context
 from .glossary import Glossary, GlossaryError  # noqa: F401 - Glossary: the type of a build's glossary
@@ -42,7 +42,7 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
     none while the book's glossary is wrong (reported already: no notebook links terms with it)."""
     if not settings.notebooks or (settings.glossary is not None and glossary is None):
         return {}
-    drawing = notebooks.drawing(settings, book, report=lambda name, lang: log.info(
+    drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
         "kernelbook: drew figure %s (%s) for a notebook", name, lang))
     return notebooks.planned(settings, book, glossary=glossary, figure=drawing)
 

@@ -33,15 +33,15 @@ import html
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import quote
 
 from ..records import Capture, write_atomic
-from . import figures, objectives
+from . import objectives
 from .book import Entry, load_book
 from .directives import CELL, Context, render_notebook
 from .escape import inert
-from .figure_cache import cached_figure
+from .figure_cache import Draw, drawing, shown_drawing
 from .glossary import Glossary, load as load_glossary
 from .labels import label
 from .notebook_prose import absolute
@@ -57,7 +57,6 @@ _RUN = re.compile(r"^\[\[kb:run[ \t]+([^\]\s]+)[ \t]*\]\][ \t]*$", re.MULTILINE)
 _TITLE_LINE = re.compile(r"^#[ \t]+[^\n]*\n?", re.MULTILINE)
 _CUT = re.compile(r"^(?:#{1,6}[ \t][^\n]*|\x02cell(?P<cell>\d+)\x03)$", re.MULTILINE)  # a heading, or where a code cell goes (CELL)
 
-Draw = Callable[[str, str], figures.Figure]  # (figure name, lang) -> the drawn figure
 
 # ---------------------------------------------------------------- reading the chapter
 
@@ -105,7 +104,7 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
     body = _without_title(body)
     glossary_url = absolute(relative(page_url(glossary_page), f"{chapter}/"), url)
     ctx = Context(lang=lang, page=source or f"{chapter}/index.md", book=book, url=url,
-                  drawing=figure or _drawing(book), glossary=glossary, glossary_url=glossary_url)
+                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url)
 
     def words(text: str) -> str:
         return link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang)) if glossary else text
@@ -184,11 +183,6 @@ def _pieces(markdown: str, marks) -> list[tuple[str, Any, str]]:
             start = m.start()
     add(markdown[start:])
     return out
-
-
-def _drawing(book: dict[str, Entry]) -> Draw:
-    captures = {sid: e.shown for sid, e in book.items() if e.shown is not None}
-    return lambda name, lang: figures.figure(name, lang, captures)
 
 
 def _provenance(shown: list[tuple[str, Capture]], lang: str) -> list[str]:
@@ -295,23 +289,6 @@ def book_glossary(settings: BookSettings) -> Glossary | None:
     return load_glossary(settings.glossary, settings.languages, source=settings.rel(settings.glossary))
 
 
-def drawing(settings: BookSettings, book: dict[str, Entry], report: Callable[[str, str], None] | None = None) -> Draw:
-    """Figures for the notebooks, from the site's figure cache (the pages' own drawings) when the book has one.
-
-    ``report(name, lang)`` hears of each figure that had to be drawn.
-    """
-    captures = {sid: e.shown for sid, e in book.items() if e.shown is not None}
-    if settings.cache_dir is None:
-        return _drawing(book)
-
-    def draw(name: str, lang: str) -> figures.Figure:
-        fig, drawn = cached_figure(settings.cache_dir, name, lang, captures)
-        if drawn and report is not None:
-            report(name, lang)
-        return fig
-    return draw
-
-
 def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glossary: Glossary | None = None,
             figure: Draw | None = None) -> dict[Path, dict[str, Any]]:
     """Every notebook the book should have, by path: a pure function of each page, the book and its settings.
@@ -321,7 +298,7 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
     """
     book = load_book(settings.root, settings.snippets_dir) if book is None else book
     glossary = book_glossary(settings) if glossary is None else glossary
-    figure = drawing(settings, book) if figure is None else figure
+    figure = drawing(settings.cache_dir, book) if figure is None else figure
     found = {}
     for lang, chapter, page in chapters(settings):
         linked = glossary if glossary is not None and (settings.pages(lang) / settings.glossary_page).is_file() else None
