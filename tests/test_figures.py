@@ -1,4 +1,5 @@
-"""figures.py: the three chapter-1 figures as inline SVG, in both languages, from captures."""
+"""figures.py: every figure as inline SVG, in both languages, from captures; chapter 1's figures in detail
+(chapter 2's: test_figures_ch02.py)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,16 @@ SVG = "{http://www.w3.org/2000/svg}"
 EAGER, COMPILED, SWEEP = "ch01/eager_profile", "ch01/compiled_profile", "ch01/size_sweep"
 
 
+def committed_cpu(snippet: str) -> Capture:
+    """The committed CPU capture of ``snippet`` ("ch01/size_sweep")."""
+    chapter, stem = snippet.split("/")
+    return records.load(ROOT / "snippets" / chapter / "captures" / f"{stem}.cpu.json")
+
+
 @pytest.fixture(scope="module")
 def cpu() -> dict[str, Capture]:
-    """The committed CPU captures, as the page shows them when no CUDA capture is fresh."""
-    return {f"ch01/{stem}": records.load(CAPTURES / f"{stem}.cpu.json") for stem in ("eager_profile", "compiled_profile", "size_sweep")}
+    """The committed CPU captures every figure reads, as the page shows them when no CUDA capture is fresh."""
+    return {snippet: committed_cpu(snippet) for kind in figures.KINDS.values() for snippet in kind.needs}
 
 
 def fake(snippet: str, device: str, events=(), data=None, stdout: str = "", launches: int | None = None) -> Capture:
@@ -169,7 +176,7 @@ def test_colours_come_from_theme_variables(cpu, name):
 def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
     ids = [e.get("id") for n in figures.FIGURES for lang in figures.LANGS for svg in figures.figure(n, lang, cpu).svgs
            for e in parse(svg).iter() if e.get("id")]
-    assert len(ids) == len(set(ids)) == 6 * len(figures.LAYOUTS)
+    assert len(ids) == len(set(ids)) == len(figures.FIGURES) * len(figures.LANGS) * len(figures.LAYOUTS)
 
 
 @pytest.mark.parametrize(
@@ -178,6 +185,9 @@ def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
         ("traffic", ["転送", "GPU メモリ", "GPU チップ"], ["transfers", "GPU memory", "GPU chip"]),
         ("timeline", ["カーネル", "CPU カーネル", "プロファイル開始からの時間 (µs)"], ["kernels", "CPU kernels", "time since the profile started (µs)"]),
         ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "単純なコピー"], ["elements", "time per call", "effective bandwidth", "plain copy"]),
+        ("copy_roof", ["キャッシュ", "対数目盛", "Python のループから"], ["cache", "log scale", "from a Python loop"]),
+        ("roofline", ["算術強度", "メモリ律速", "演算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
+        ("cos_chain", ["イーガー", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
     ],
 )
 def test_labels_are_translated(cpu, name, ja, en):
@@ -192,7 +202,7 @@ def test_labels_are_translated(cpu, name, ja, en):
 
 @pytest.mark.parametrize("name", figures.FIGURES)
 def test_output_is_deterministic(cpu, name):
-    reloaded = {k: records.load(CAPTURES / f"{k.split('/')[1]}.cpu.json") for k in cpu}
+    reloaded = {k: committed_cpu(k) for k in cpu}
     for lang in figures.LANGS:
         assert figures.figure(name, lang, cpu) == figures.figure(name, lang, cpu) == figures.figure(name, lang, reloaded)
 
@@ -464,7 +474,7 @@ def test_unknown_figure_or_language():
 
 def test_data_key_follows_the_drawn_data_only(cpu):
     keys = {n: figures.data_key(n, cpu) for n in figures.FIGURES}
-    assert all(re.fullmatch(r"[0-9a-f]{64}", k) for k in keys.values()) and len(set(keys.values())) == 3
+    assert all(re.fullmatch(r"[0-9a-f]{64}", k) for k in keys.values()) and len(set(keys.values())) == len(figures.FIGURES)
     assert figures.data_key("timeline", dict(cpu)) == keys["timeline"]
 
     # unrelated changes: stdout, wall time, other snippets

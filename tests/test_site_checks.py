@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MKDOCS_ENV, book_settings, cli_env, copy_project, mkdocs_build
+from conftest import MKDOCS_ENV, ROOT, book_settings, cli_env, copy_project, mkdocs_build
 
 CAPTURE = "snippets/ch01/captures/eager_profile.cpu.json"
 
@@ -212,15 +212,19 @@ def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_s
         links = page(url).select("a.md-footer__link")
         return {kind: urljoin(url, a["href"]) for a in links for kind in ("prev", "next") if f"md-footer__link--{kind}" in a["class"]}
 
+    names = sorted(p.parent.name for p in ROOT.glob("docs/ja/ch*/index.md"))  # ch01, ch02, ...
     for lang in ("", "en/"):
-        home, chapter, notebook, instructors = f"/{lang}", f"/{lang}ch01/", f"/{lang}ch01/notebook/", f"/{lang}instructors/"
-        assert footer(home) == {"next": chapter}
-        assert footer(chapter) == {"prev": home, "next": instructors}
-        assert footer(notebook) == {"prev": chapter, "next": instructors}
-        assert footer(instructors) == {"prev": chapter}
-        soup = page(chapter)
-        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select("nav.md-nav--primary a.md-nav__link")}
-        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select(".kb-notebook a")}
+        home, instructors = f"/{lang}", f"/{lang}instructors/"
+        chain = [home, *(f"/{lang}{name}/" for name in names), instructors]  # the footer's order
+        assert footer(home) == {"next": chain[1]}
+        assert footer(instructors) == {"prev": chain[-2]}
+        for before, chapter, after in zip(chain, chain[1:-1], chain[2:]):
+            notebook = chapter + "notebook/"
+            assert footer(chapter) == {"prev": before, "next": after}
+            assert footer(notebook) == {"prev": chapter, "next": after}
+            soup = page(chapter)
+            assert notebook in {urljoin(chapter, a["href"]) for a in soup.select("nav.md-nav--primary a.md-nav__link")}
+            assert notebook in {urljoin(chapter, a["href"]) for a in soup.select(".kb-notebook a")}
 
 
 # ---------------------------------------------------------------- device-scoped claims, broken on purpose
@@ -281,7 +285,7 @@ def test_each_kind_of_scoped_claim_fails_the_build_naming_page_claim_and_capture
             ("[[kb:predict ch01/ex_sum#1 launches @cpu == 1]]", "the cpu capture ex_sum.cpu.json says 2 (CPU"),
         ):
             assert page + claim + ": " + says in log, f"not reported: {page}{claim}\n{log[-4000:]}"
-    assert "unchecked on cuda" not in log  # every scoped claim had its capture
+    assert not unchecked(log, "ch01")  # every scoped claim of chapter 1 had its capture
 
 
 def test_scoped_claims_hold_on_a_crafted_gpu_capture_that_bears_them_out(book, tmp_path):
@@ -296,13 +300,21 @@ def test_scoped_claims_hold_on_a_crafted_gpu_capture_that_bears_them_out(book, t
     done = mkdocs_build(book, tmp_path / "site")
     log = done.stdout + done.stderr
     assert done.returncode == 0, log[-4000:]
-    assert "unchecked on" not in log
+    assert not unchecked(log, "ch01")
     page = (tmp_path / "site/en/ch01/index.html").read_text()
     assert "GPU capture needed" not in page and ">1.7×</span>" in page and ">0.90×</span>" in page
     ja = (tmp_path / "site/ch01/index.html").read_text()
     assert ">約 1.7 倍</span>" in ja and "GPU のキャプチャが必要" not in ja
     instructors = (tmp_path / "site/en/instructors/index.html").read_text()
-    assert "6 of the 6 device-scoped claims and questions are checked now." in instructors
+    rows = re.findall(r'<tr data-checked="(\w+)">.*?<code>(.*?)</code>', instructors)
+    assert [checked for checked, text in rows if "ch01/" in text] == ["true"] * 6
+    total, checked = len(rows), sum(c == "true" for c, _ in rows)  # other chapters' have no CUDA capture
+    assert f"{checked} of the {total} device-scoped claims and questions are checked now." in instructors
+
+
+def unchecked(log: str, chapter: str) -> list[str]:
+    """The build's notes on ``chapter``'s claims that no fresh capture of their device checked."""
+    return [line for line in log.splitlines() if f"/{chapter}/index.md: " in line and "unchecked on" in line]
 
 
 def test_the_build_lists_what_no_fresh_capture_checks(built_site):
@@ -311,7 +323,7 @@ def test_the_build_lists_what_no_fresh_capture_checks(built_site):
     ja = (built_site / "instructors/index.html").read_text()
     rows = re.findall(r'<tr data-checked="(\w+)">.*?<code>(.*?)</code>', en)
     scoped = [text for _, text in rows]
-    assert len(scoped) == 6 and all("@cuda" in t or "@cpu" in t for t in scoped)
+    assert len([t for t in scoped if "ch01/" in t]) == 6 and all("@cuda" in t or "@cpu" in t for t in scoped)
     assert {checked for checked, text in rows if "@cuda" in text} == {"false"}  # no CUDA capture in the checkout
     assert "unchecked: no fresh CUDA capture" in en and "未確認: CUDA の新しいキャプチャがない" in ja
     chapter = (built_site / "en/ch01/index.html").read_text()
@@ -326,7 +338,10 @@ def test_the_instructors_objectives_and_device_checks_link_where_the_site_is_ser
         page = (built_site / prefix / "instructors/index.html").read_text(encoding="utf-8")
         objectives = re.findall(r'<p class="kb-objectives-page"><a href="([^"]+)">', page)
         checks = re.findall(r'<tr data-checked="\w+"><td><a href="([^"]+)">', page)
-        assert objectives == ["../ch01/"], prefix
-        assert len(checks) == 6 and all(re.fullmatch(r"\.\./ch01/#[\w-]+", href) for href in checks), (prefix, checks)
-        chapter = (built_site / prefix / "ch01/index.html").read_text(encoding="utf-8")
-        assert all(f'id="{href.split("#")[1]}"' in chapter for href in checks), checks
+        names = sorted(p.parent.name for p in ROOT.glob("docs/ja/ch*/index.md"))
+        assert objectives == [f"../{name}/" for name in names], prefix
+        assert all(re.fullmatch(r"\.\./ch\d+/#[\w-]+", href) for href in checks), (prefix, checks)
+        assert len([href for href in checks if href.startswith("../ch01/")]) == 6, (prefix, checks)
+        for href in checks:
+            chapter = (built_site / prefix / href[3:].split("#")[0] / "index.html").read_text(encoding="utf-8")
+            assert f'id="{href.split("#")[1]}"' in chapter, href
