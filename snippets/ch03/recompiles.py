@@ -1,5 +1,7 @@
 # Guards and recompiles: one compiled function called with three sizes, in four settings,
 # and what happens once a function has been recompiled too often.
+import textwrap
+
 import torch
 from torch._dynamo.utils import counters, guard_failures
 from torch._inductor.utils import run_and_get_code
@@ -41,7 +43,7 @@ _, modules = run_and_get_code(call_with_sizes, torch.compile(scale_relu), sizes)
 count = {"default": counters["frames"]["ok"]}
 reasons = list(guard_failures[scale_relu.__code__])
 # What the generated code assumes about the size of x, compilation by compilation.
-size_checks = [line.strip() for m in modules for line in m.splitlines() if "assert_size_stride(" in line]
+size_checks = "\n".join(line.strip() for m in modules for line in m.splitlines() if "assert_size_stride(" in line)
 
 count["dynamic_true"] = compilations(torch.compile(scale_relu, dynamic=True))
 count["mark_dynamic"] = compilations(torch.compile(scale_relu), mark_dynamic=True)
@@ -54,8 +56,7 @@ print("default: why the second compilation happened:")
 for reason in reasons:
     print(f"  {reason}")
 print("default: the size each compiled version checks:")
-for line in size_checks:
-    print(f"  {line}")
+print(textwrap.indent(size_checks, "  "))
 
 # Past the recompile limit Dynamo stops compiling the function and runs it eagerly.
 limit = torch._dynamo.config.recompile_limit
