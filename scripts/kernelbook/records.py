@@ -38,9 +38,10 @@ class Kernel:
 
 @dataclass(frozen=True)
 class Event:
-    """A timed event kept for pictures: a kernel, a launch call, or a top-level op."""
+    """A timed event kept for pictures: a kernel, a launch call, a top-level op, or one of
+    torch.compile's ranges (capture/kernels.py says exactly which)."""
 
-    kind: str  # "kernel" | "launch" | "op"
+    kind: str  # "kernel" | "launch" | "op" | "region" | "graph" | "eager"
     name: str
     ts_us: float  # relative to the start of its profiling session
     dur_us: float

@@ -54,6 +54,7 @@ for label, fn in (("broken", clip_relu), ("fixed", clip_relu_fixed)):
         print(f"break at `{line}`: {reason}")
     print(f"compiled regions in the profile: {len(regions)}: {', '.join(regions)}")
     results[label] = {
+        "function": fn.__name__,
         "graph_count": explanation.graph_count,
         "graph_break_count": explanation.graph_break_count,
         "break_reasons": reasons,
