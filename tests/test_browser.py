@@ -26,6 +26,11 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH 
 
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"
 CHAPTER = {"ja": "/ch01/", "en": "/en/ch01/"}
+CHAPTERS = ("ch01", "ch03")  # the chapters whose pages the layout and screenshot tests look at
+
+
+def chapter_url(lang: str, chapter: str) -> str:
+    return ("/" if lang == "ja" else "/en/") + chapter + "/"
 HOME = {"ja": "/", "en": "/en/"}
 CUDA_NAME = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)"
 
@@ -109,7 +114,7 @@ def search_ready(page, timeout: float = 10_000) -> None:
 # ---------------------------------------------------------------- every page loads cleanly
 
 
-PAGES = ["/", "/ch01/", "/ch01/notebook/", "/en/", "/en/ch01/", "/en/ch01/notebook/"]
+PAGES = ["/", "/ch01/", "/ch01/notebook/", "/ch03/", "/ch03/notebook/", "/en/", "/en/ch01/", "/en/ch01/notebook/", "/en/ch03/", "/en/ch03/notebook/"]
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +212,26 @@ def test_search_finds_the_fusion_section_in_the_readers_language(context, site_u
         assert best_section == CHAPTER[lang] + "#fusion", f"best section for {query!r}: {best_section}; all results: {items}"
 
 
+# Chapter 3's key terms, in each language: the first result is chapter 3 in the reader's language,
+# its best section the one that teaches the term.
+CH03_TERMS = [("ja", "グラフブレーク", "#graph-breaks"), ("en", "graph break", "#graph-breaks"),
+              ("ja", "再コンパイル", "#guards-recompiles"), ("en", "recompile", "#guards-recompiles")]
+
+
+@pytest.mark.parametrize(("lang", "query", "section"), CH03_TERMS)
+def test_search_finds_chapter_3_terms_in_the_readers_language(context, site_url, lang, query, section):
+    page_url = chapter_url(lang, "ch03")
+    with open_page(context) as w:
+        load(w, site_url + HOME[lang])
+        items = search(w, query)
+        assert items, f"{query!r} finds nothing on {HOME[lang]}: " + "\n".join(_worker_failures(w))
+        first = items[0]
+        assert first[0] == page_url, f"first result for {query!r} is {first[0]}, not {page_url}: {items}"
+        best_section = next((href for href in first if "#" in href), None)
+        assert best_section == page_url + section, f"best section for {query!r}: {best_section}; all results: {items}"
+        assert all(_in_language(href, lang) for item in items for href in item), items
+
+
 def _in_language(path: str, lang: str) -> bool:
     return path.startswith("/en/") if lang == "en" else not path.startswith("/en/")
 
@@ -249,17 +274,17 @@ def test_search_for_the_books_own_words_finds_pages(context, site_url, lang, que
 # ---------------------------------------------------------------- kernel names, exactly
 
 
-def _ran_on_the_page(lang: str) -> list[str]:
+def _ran_on_the_page(lang: str, chapter: str = "ch01") -> list[str]:
     """The snippets the chapter page runs (``[[kb:run SNIPPET]]``), in page order."""
-    return re.findall(r"^\[\[kb:run (\S+)\]\]$", (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8"), re.M)
+    return re.findall(r"^\[\[kb:run (\S+)\]\]$", (ROOT / "docs" / lang / chapter / "index.md").read_text(encoding="utf-8"), re.M)
 
 
-def _cpu_kernel_names(lang: str) -> dict[str, list[str]]:
+def _cpu_kernel_names(lang: str, chapter: str = "ch01") -> dict[str, list[str]]:
     """Snippet id -> the kernel names of its capture's last profiler session, in table order, for
     every example the chapter page runs that profiles."""
     names = {}
-    for snippet in _ran_on_the_page(lang):
-        raw = json.loads((CAPTURES / f"{snippet.split('/')[1]}.cpu.json").read_text(encoding="utf-8"))
+    for snippet in _ran_on_the_page(lang, chapter):
+        raw = json.loads((ROOT / "snippets" / chapter / "captures" / f"{snippet.split('/')[1]}.cpu.json").read_text(encoding="utf-8"))
         if raw["sessions"]:
             names[raw["snippet"]] = [k["name"] for k in raw["sessions"][-1]["kernels"]]
     return names
@@ -271,19 +296,21 @@ _TABLE_NAMES = """root => [...root.querySelectorAll('.kb-kernels table')]
     .map(td => (td.querySelector('.kb-fullname') || td).innerText))"""
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_kernel_tables_show_the_captures_names_exactly(context, site_url, lang):
-    expected = _cpu_kernel_names(lang)
-    assert len(expected) >= 3, f"too few CPU captures with kernels under {CAPTURES}"
+def test_kernel_tables_show_the_captures_names_exactly(context, site_url, lang, chapter):
+    expected = _cpu_kernel_names(lang, chapter)
+    url = chapter_url(lang, chapter)
+    assert len(expected) >= 3, f"too few CPU captures with kernels under snippets/{chapter}/captures"
     with open_page(context) as w:
-        load(w, site_url + CHAPTER[lang])
+        load(w, site_url + url)
         w.page.evaluate("document.querySelectorAll('.kb-kernels details').forEach(d => d.open = true)")
         for snippet, names in expected.items():
             example = w.page.locator(f"#kb-{snippet.replace('/', '-').replace('_', '-')}")
-            assert example.count() == 1, f"{CHAPTER[lang]}: no example for {snippet}"
+            assert example.count() == 1, f"{url}: no example for {snippet}"
             tables = example.evaluate(_TABLE_NAMES)
-            assert tables, f"{CHAPTER[lang]}: {snippet} shows no CPU kernel table"
-            assert tables[-1] == names, f"{CHAPTER[lang]}: {snippet}'s table shows {tables[-1]}, its capture says {names}"
+            assert tables, f"{url}: {snippet} shows no CPU kernel table"
+            assert tables[-1] == names, f"{url}: {snippet}'s table shows {tables[-1]}, its capture says {names}"
 
 
 def test_template_kernel_name_displays_exactly(context, site_url):
@@ -491,16 +518,18 @@ _OVERFLOW = """() => {
 }"""
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang, screenshots):
+def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang, chapter, screenshots):
+    url = chapter_url(lang, chapter)
     with open_page(browser, color_scheme="dark", viewport={"width": 375, "height": 812}) as w:
-        load(w, site_url + CHAPTER[lang])
+        load(w, site_url + url)
         got = w.page.evaluate(_OVERFLOW)
-        w.page.screenshot(path=str(screenshots / f"ch01-{lang}-dark-375.png"), full_page=True)
+        w.page.screenshot(path=str(screenshots / f"{chapter}-{lang}-dark-375.png"), full_page=True)
         assert got["scheme"] == "slate", f"dark colour scheme not applied: {got['scheme']}"
         content, page = got["content"], got["page"]
-        assert content[0] <= content[1] + 1, f"{CHAPTER[lang]}: the main text overflows sideways at 375 px ({content}); too wide: {got['wide']}"
-        assert page[0] <= page[1], f"{CHAPTER[lang]}: the page scrolls sideways at 375 px ({page}); too wide: {got['wide']}"
+        assert content[0] <= content[1] + 1, f"{url}: the main text overflows sideways at 375 px ({content}); too wide: {got['wide']}"
+        assert page[0] <= page[1], f"{url}: the page scrolls sideways at 375 px ({page}); too wide: {got['wide']}"
         # outlined buttons (text on the page background): material draws them primary indigo,
         # 2.3:1 on slate; kernelbook.css recolours them
         assert got["contrast"] and all(ratio >= 4.5 for _, ratio in got["contrast"]), f"notebook links too faint in the dark scheme (WCAG AA 4.5:1): {got['contrast']}"
@@ -528,30 +557,35 @@ _SEEN = """() => {
 }"""
 
 
-def _page_directives(lang: str) -> dict[str, int]:
-    text = (ROOT / "docs" / lang / "ch01" / "index.md").read_text(encoding="utf-8")
-    return {"runs": len(_ran_on_the_page(lang)), "figures": len(re.findall(r"^\[\[kb:figure \w+\]\]$", text, re.M)),
+def _page_directives(lang: str, chapter: str = "ch01") -> dict[str, int]:
+    text = (ROOT / "docs" / lang / chapter / "index.md").read_text(encoding="utf-8")
+    return {"runs": len(_ran_on_the_page(lang, chapter)), "figures": len(re.findall(r"^\[\[kb:figure \w+\]\]$", text, re.M)),
             "predicts": len(re.findall(r"^\[\[kb:predict ", text, re.M)),
             "objectives": len(re.findall(r"^  - ", text.split("\n---\n", 1)[0], re.M))}
 
 
+# What each chapter holds at least: never a vacuous screenshot test.
+AT_LEAST = {"ch01": {"runs": 5, "figures": 3}, "ch03": {"runs": 6, "figures": 2}}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 @pytest.mark.parametrize("lang", ["ja", "en"])
 @pytest.mark.parametrize("width", [1280, 375])
-def test_screenshot_of_the_chapter_shows_its_examples_panels_figures_and_questions(context, site_url, lang, width, screenshots):
-    want = _page_directives(lang)
-    profiled = {s for s, names in _cpu_kernel_names(lang).items() if names}
+def test_screenshot_of_the_chapter_shows_its_examples_panels_figures_and_questions(context, site_url, lang, width, chapter, screenshots):
+    want = _page_directives(lang, chapter)
+    profiled = {s for s, names in _cpu_kernel_names(lang, chapter).items() if names}
     with open_page(context, viewport={"width": width, "height": 900}) as w:
-        load(w, site_url + CHAPTER[lang])
+        load(w, site_url + chapter_url(lang, chapter))
         assert w.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
         seen = w.page.evaluate(_SEEN)
-        out = screenshots / f"ch01-{lang}-light-{width}.png"
+        out = screenshots / f"{chapter}-{lang}-light-{width}.png"
         w.page.screenshot(path=str(out), full_page=True)
-    ids = [f"kb-{s.replace('/', '-').replace('_', '-')}" for s in _ran_on_the_page(lang)]
-    assert [x["id"] for x in seen["examples"]] == ids and len(ids) == want["runs"] >= 5
+    ids = [f"kb-{s.replace('/', '-').replace('_', '-')}" for s in _ran_on_the_page(lang, chapter)]
+    assert [x["id"] for x in seen["examples"]] == ids and len(ids) == want["runs"] >= AT_LEAST[chapter]["runs"]
     for x in seen["examples"]:
         assert x["code"] and x["output"] and x["provenance"], x
         assert x["kernels"] == (x["id"] in {f"kb-{s.replace('/', '-').replace('_', '-')}" for s in profiled}), x
-    assert len(seen["figures"]) == want["figures"] == 3 and all(visible and height > 100 for _, visible, height in seen["figures"]), seen["figures"]
+    assert len(seen["figures"]) == want["figures"] >= AT_LEAST[chapter]["figures"] and all(visible and height > 100 for _, visible, height in seen["figures"]), seen["figures"]
     assert seen["objectives"] == want["objectives"] >= 3
     assert seen["questions"] == want["predicts"] >= 1
     assert out.stat().st_size > 10_000
@@ -577,21 +611,27 @@ _FIGURES = """() => [...document.querySelectorAll('figure.kb-figure')].map(fig =
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 @pytest.mark.parametrize(("width", "layout"), [(375, "kb-layout-narrow"), (1280, "kb-layout-wide")])
-def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout, screenshots):
+FIGURES_ON = {"ch01": {"kb-figure-traffic", "kb-figure-timeline", "kb-figure-sweep"}, "ch03": {"kb-figure-regions", "kb-figure-overhead"}}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout, chapter, screenshots):
     """At 375 px: no figure is wider than the screen or scrolls, no label is cut off, text is at
     least 11 px; every array of the traffic figure and both sweep charts are in view."""
     with open_page(browser, viewport={"width": width, "height": 812}) as w:
-        load(w, site_url + CHAPTER[lang])
+        load(w, site_url + chapter_url(lang, chapter))
         figures_ = {f["id"]: f for f in w.page.evaluate(_FIGURES)}
         page = w.page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
-        w.page.locator("#kb-figure-traffic").screenshot(path=str(screenshots / f"traffic-{lang}-{width}.png"))
-        assert set(figures_) == {"kb-figure-traffic", "kb-figure-timeline", "kb-figure-sweep"}, list(figures_)
+        for name in figures_:
+            w.page.locator(f"#{name}").screenshot(path=str(screenshots / f"{name.removeprefix('kb-figure-')}-{lang}-{width}.png"))
+        assert set(figures_) == FIGURES_ON[chapter], list(figures_)
         for name, f in figures_.items():
             assert f["width"] <= width, f"{name} is {f['width']} px wide on a {width}-px screen"
             assert f["cut"] == [], f"{name}: text outside the figure or the screen at {width} px: {f['cut']}"
             assert f["smallest"] >= 11, f"{name}: its smallest text is {f['smallest']:.1f} px on screen at {width} px"
-        assert sorted(figures_["kb-figure-traffic"]["arrays"]) == sorted(["a", "b", "tmp", "c"] * 2)
-        assert figures_["kb-figure-sweep"]["charts"] == [["time", True], ["bandwidth", True]]
+        if chapter == "ch01":
+            assert sorted(figures_["kb-figure-traffic"]["arrays"]) == sorted(["a", "b", "tmp", "c"] * 2)
+            assert figures_["kb-figure-sweep"]["charts"] == [["time", True], ["bandwidth", True]]
         assert page[0] <= page[1], f"the page scrolls sideways at {width} px: {page}"
         assert {name: f["shown"] for name, f in figures_.items()} == dict.fromkeys(figures_, [layout])  # one drawing each
         assert w.errors == [], "\n".join(w.errors)
