@@ -609,11 +609,12 @@ _FIGURES = """() => [...document.querySelectorAll('figure.kb-figure')].map(fig =
 })"""
 
 
-@pytest.mark.parametrize("lang", ["ja", "en"])
-@pytest.mark.parametrize(("width", "layout"), [(375, "kb-layout-narrow"), (1280, "kb-layout-wide")])
+# The figures each chapter's page draws.
 FIGURES_ON = {"ch01": {"kb-figure-traffic", "kb-figure-timeline", "kb-figure-sweep"}, "ch03": {"kb-figure-regions", "kb-figure-overhead"}}
 
 
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "layout"), [(375, "kb-layout-narrow"), (1280, "kb-layout-wide")])
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_figures_fit_the_screen_with_legible_text(browser, site_url, lang, width, layout, chapter, screenshots):
     """At 375 px: no figure is wider than the screen or scrolls, no label is cut off, text is at
@@ -678,7 +679,7 @@ def glyph_problems(report: dict) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("path", ["/", "/ch01/", "/instructors/"])
+@pytest.mark.parametrize("path", ["/", "/ch01/", "/ch03/", "/instructors/"])
 def test_japanese_text_renders_with_real_glyphs(context, site_url, path):
     with open_page(context) as w:
         load(w, site_url + path)
