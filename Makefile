@@ -51,4 +51,4 @@ BROWSER_PACKAGES := chromium fonts-noto-cjk
 	touch $@
 
 clean:
-	rm -rf site .kernelbook build test-output
+	rm -rf site .site-* .kernelbook build test-output

@@ -55,6 +55,18 @@ def book_settings(root: Path = ROOT):
     return load(root)[1]
 
 
+def process_gone(pid: int) -> bool:
+    """No such process, or one killed and waiting to be reaped by whoever adopted it."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")

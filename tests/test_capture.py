@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli_env, make_project, run_cli, write
+from conftest import ROOT, cli_env, make_project, process_gone, run_cli, write
 from kernelbook.freshness import cuda_present
 
 TORCH = importlib.metadata.version("torch")
@@ -265,17 +265,6 @@ time.sleep(300)
 """
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:  # killed but not yet reaped by whoever adopted it
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
 def _processes_running(path: Path) -> list[int]:
     """Live processes whose command line names ``path``."""
     found = []
@@ -283,7 +272,7 @@ def _processes_running(path: Path) -> list[int]:
         if not proc.name.isdigit():
             continue
         try:
-            if str(path).encode() in (proc / "cmdline").read_bytes() and not _gone(int(proc.name)):
+            if str(path).encode() in (proc / "cmdline").read_bytes() and not process_gone(int(proc.name)):
                 found.append(int(proc.name))
         except OSError:
             pass
@@ -307,10 +296,10 @@ def test_timeout_kills_the_run_and_keeps_the_old_capture(tmp_path):
     # The whole process group is killed: the harness running the snippet, and what the snippet started.
     waiting = [int(x) for x in pids.read_text().split()] if pids.exists() else []  # absent: killed while importing torch
     deadline = time.monotonic() + 10
-    while (_processes_running(snippet) or not all(map(_gone, waiting))) and time.monotonic() < deadline:
+    while (_processes_running(snippet) or not all(map(process_gone, waiting))) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_running(snippet) == []
-    assert all(map(_gone, waiting)), waiting
+    assert all(map(process_gone, waiting)), waiting
     status = run_cli("status", "--json", root=root)
     (record,) = [r for r in json.loads(status.stdout) if r["device"] == "cpu"]
     assert record["state"] == "error" and "timed out" in record["reason"]

@@ -368,3 +368,133 @@ def test_only_the_profilers_usdt_start_and_stop_lines_are_dropped():
                     "USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:59] something else",
                     "  USDT:2026-11-30 15:43:58 5737:5737 SyncActivityProfilerHandler.cpp:52] profiler_start"]
     assert kept_lines("") == ([], 0)
+
+
+# ---------------------------------------------------------------- hostile files: one line, exit 2, bounded
+
+
+def _event(**fields) -> dict:
+    return {"ph": "X", "cat": "kernel", "name": "k", "ts": 1.0, "dur": 2.0, "pid": 1, "tid": 1, **fields}
+
+
+def _trace(*events: dict) -> bytes:
+    return json.dumps({"traceEvents": [_event(name="fine", ts=0.0), *events]}).encode()
+
+
+def _without(key: str) -> dict:
+    event = _event()
+    del event[key]
+    return event
+
+
+def _gzip_bomb(size: int = 2 * 2**30) -> bytes:
+    """A small gzip that inflates to ``size`` bytes of spaces after a JSON opening."""
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = b" " * 2**20
+    out = [packer.compress(b'{"traceEvents": [')]
+    out += [packer.compress(block) for _ in range(size // len(block))]
+    return b"".join(out) + packer.flush()
+
+
+# name -> (file name, content, a word of the one-line message)
+HOSTILE_TRACES = {
+    "nested_brackets": ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    "nested_in_a_trace": ("deep2.json", b'{"traceEvents": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    "nested_gzipped": ("deep3.json.gz", gzip.compress(b"[" * 100_000 + b"]" * 100_000), "nested too deeply"),
+    "dur_missing": ("nodur.json", _trace(_without("dur")), "without 'dur'"),
+    "ts_missing": ("nots.json", _trace(_without("ts")), "without 'ts'"),
+    "name_missing": ("noname.json", _trace(_without("name")), "without a name"),
+    "dur_negative": ("neg.json", _trace(_event(dur=-5.0)), "dur is -5.0"),
+    "dur_nan": ("nan.json", _trace(_event(dur=1.0)).replace(b'"dur": 1.0', b'"dur": NaN'), "NaN"),
+    "dur_infinity": ("inf.json", _trace(_event(dur=1.0)).replace(b'"dur": 1.0', b'"dur": Infinity'), "Infinity"),
+    "dur_too_large": ("big.json", _trace(_event(dur=1.0)).replace(b'"dur": 1.0', b'"dur": 1e400'), "1e400"),
+    "dur_text": ("text.json", _trace(_event(dur="5")), "dur is '5'"),
+    "dur_boolean": ("bool.json", _trace(_event(dur=True)), "dur is True"),
+    "ts_nan": ("tsnan.json", _trace(_event(ts=1.0)).replace(b'"ts": 1.0', b'"ts": NaN'), "NaN"),
+    "not_utf8": ("latin1.json", _trace(_event(name="caf")).replace(b'"caf"', b'"caf\xe9"'), "not UTF-8"),
+    "utf16": ("utf16.json", _trace().decode().encode("utf-16"), "not UTF-8"),
+    "capture_not_utf8": ("bad.cpu.json", (ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_bytes().replace(b"AMD", b"\xff\xfe"), "not UTF-8"),
+    "capture_stdout_string": ("str.cpu.json", json.dumps({**json.loads((ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_text()),
+                                                          "stdout": "one string"}).encode(), "stdout"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_TRACES)
+def test_hostile_files_are_one_line_exit_2(tmp_path, case):
+    name, data, word = HOSTILE_TRACES[case]
+    path = tmp_path / name
+    path.write_bytes(data)
+    done = run_cli("kernels", str(path), timeout=60)
+    assert done.returncode == 2, (done.stdout, done.stderr[-2000:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and word in lines[0], done.stderr[-2000:]
+    assert done.stdout == ""
+
+
+def test_a_gzip_bomb_is_refused_in_bounded_memory(tmp_path):
+    """2 GiB inflated from a 2 MB file: refused with a clear line, with the process held to 1 GiB of memory."""
+    import resource
+    import subprocess
+    import sys
+
+    from conftest import cli_env
+
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(_gzip_bomb())
+    assert bomb.stat().st_size < 4 * 2**20
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    done = subprocess.run([sys.executable, "-m", "kernelbook", "kernels", str(bomb)], env=cli_env(), capture_output=True,
+                          text=True, timeout=120, preexec_fn=limit)
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(bomb) in lines[0] and "inflates to more than the 100 MiB" in lines[0], done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("special", ["fifo", "char_device", "folder_named_like_a_trace"])
+def test_files_that_are_not_regular_are_refused_without_waiting(tmp_path, special):
+    import os
+
+    if special == "fifo":
+        path = tmp_path / "pipe.json"
+        os.mkfifo(path)  # no writer: reading it would wait forever
+    elif special == "char_device":
+        path = Path("/dev/zero")  # reading it would never end
+    else:
+        path = tmp_path / "trace.json.gz"
+        path.mkdir()
+    done = run_cli("kernels", str(path), timeout=30)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "not a regular file" in lines[0], done.stderr
+
+
+def test_an_oversized_plain_trace_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(101 * 2**20)  # sparse: costs no disk
+    done = run_cli("kernels", str(path), timeout=30)
+    assert done.returncode == 2 and "over the 100 MiB" in done.stderr and str(path) in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("layout", ["compact", "indented", "leading_space", "keys_reordered"])
+def test_a_capture_is_recognised_by_its_content_not_its_formatting(tmp_path, layout):
+    source = ROOT / "snippets/ch01/captures/eager_profile.cpu.json"
+    raw = json.loads(source.read_text(encoding="utf-8"))
+    text = {
+        "compact": lambda: json.dumps(raw, separators=(",", ":")),
+        "indented": lambda: json.dumps(raw, indent=4),
+        "leading_space": lambda: "\n\n   " + json.dumps(raw),
+        "keys_reordered": lambda: json.dumps(dict(reversed(list(raw.items())))),
+    }[layout]()
+    path = tmp_path / "copy.cpu.json"
+    path.write_text(text, encoding="utf-8")
+    done = run_cli("kernels", str(path), "--json")
+    expected = run_cli("kernels", str(source), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["kernels"] == json.loads(expected.stdout)["kernels"]
+    assert json.loads(done.stdout)["launches"] == 2

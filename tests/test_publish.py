@@ -488,3 +488,64 @@ def test_merge_of_nothing_and_of_a_missing_folder(shards, tmp_path):
     assert done.returncode == 0 and "nothing to merge" in done.stdout
     line = _one_line_error(run_cli("merge", str(tmp_path / "absent"), root=target))
     assert str(tmp_path / "absent") in line
+
+
+# ---------------------------------------------------------------- merge never puts a stale capture over a fresh one
+
+
+def _edited_artifact(shards: dict[str, Path], dest: Path, change) -> Path:
+    """shard 1's artifact with its ch02/traced capture changed by ``change(raw)``."""
+    artifact = _artifact(shards["s1"], dest)
+    path = artifact / "snippets/ch02/captures/traced.cpu.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    change(raw)
+    path.write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    return artifact
+
+
+def _older(raw: dict) -> None:
+    raw["environment"]["captured_at"] = "2020-01-01T00:00:00Z"
+
+
+def _other_source(raw: dict) -> None:
+    raw["freshness"]["source_hash"] = "0" * 64
+
+
+@pytest.mark.parametrize("change, word", [(_older, "older"), (_other_source, "another version of the snippet")],
+                         ids=["older_date", "other_source"])
+def test_merge_refuses_a_stale_capture_over_a_fresh_one(shards, tmp_path, change, word):
+    target = _fresh_copy(shards, tmp_path / "target")
+    assert run_cli("merge", str(shards["s1"]), root=target).returncode == 0
+    before = {rel: (target / rel).read_bytes() for rel in _capture_files(target)}
+    stale = _edited_artifact(shards, tmp_path / "stale", change)
+    line = _one_line_error(run_cli("merge", str(stale), root=target))
+    assert word in line and "--allow-stale" in line
+    assert str(stale / "snippets/ch02/captures/traced.cpu.json") in line
+    assert "snippets/ch02/captures/traced.cpu.json" in line.replace(str(stale), "")  # and the tree's, by name
+    assert {rel: (target / rel).read_bytes() for rel in _capture_files(target)} == before  # nothing written
+    forced = run_cli("merge", "--allow-stale", str(stale), root=target)
+    assert forced.returncode == 0, forced.stderr
+    assert (target / "snippets/ch02/captures/traced.cpu.json").read_bytes() == (stale / "snippets/ch02/captures/traced.cpu.json").read_bytes()
+
+
+def test_merge_takes_a_newer_capture_and_repairs_an_unreadable_one(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    assert run_cli("merge", str(shards["s1"]), root=target).returncode == 0
+    newer = _edited_artifact(shards, tmp_path / "newer", lambda raw: raw["environment"].update(captured_at="2099-01-01T00:00:00Z"))
+    done = run_cli("merge", str(newer), root=target)
+    assert done.returncode == 0 and "merged 1 capture(s)" in done.stdout, done.stdout + done.stderr
+    tree = target / "snippets/ch02/captures/traced.cpu.json"
+    tree.write_bytes(tree.read_bytes().replace(b'"cpu"', b'"\xff"', 1))  # damaged in the tree: not UTF-8
+    done = run_cli("merge", str(shards["s1"]), root=target)
+    assert done.returncode == 0, done.stderr
+    assert tree.read_bytes() == (shards["s1"] / "snippets/ch02/captures/traced.cpu.json").read_bytes()
+
+
+def test_merge_names_an_incoming_capture_that_is_not_utf8(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    bad = _artifact(shards["s1"], tmp_path / "bad")
+    path = bad / "snippets/ch02/captures/traced.cpu.json"
+    path.write_bytes(path.read_bytes().replace(b'"cpu"', b'"\xe9"', 1))
+    line = _one_line_error(run_cli("merge", str(bad), root=target))
+    assert str(path) in line and "not UTF-8" in line
+    assert not _capture_files(target)

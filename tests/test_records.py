@@ -219,3 +219,113 @@ def test_schema_and_records_refuse_the_same_captures(breakage):
     assert schema_errors(raw)
     with pytest.raises(CaptureError):
         from_json(raw, "x.cuda.json")
+
+
+# ---------------------------------------------------------------- values a capture must never hold
+
+
+def _set(path: str, value):
+    """A change to a capture's JSON: the value at a dotted path (list indices as numbers)."""
+    def change(raw):
+        *parents, last = path.split(".")
+        node = raw
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[int(last) if isinstance(node, list) else last] = value
+    return change
+
+
+# (what is changed, the value, a word of the message): each must be refused on load with one line
+BAD_VALUES = [
+    ("stdout", "one string, not lines", "stdout"),
+    ("stdout", ["fine", 3], "stdout"),
+    ("stderr", {"a": 1}, "stderr"),
+    ("stdout", None, "stdout"),
+    ("wall_time_s", -1.0, "wall_time_s"),
+    ("wall_time_s", "0.5", "wall_time_s"),
+    ("wall_time_s", True, "wall_time_s"),
+    ("sessions.0.kernels.0.count", -1, "count"),
+    ("sessions.0.kernels.0.count", 1.5, "count"),
+    ("sessions.0.kernels.0.count", "2", "count"),
+    ("sessions.0.kernels.0.time_us", -3.0, "time_us"),
+    ("sessions.0.launches", -3, "launches"),
+    ("sessions.0.index", -1, "index"),
+    ("sessions.0.events.0.dur_us", -1.0, "dur_us"),
+    ("sessions.0.events.0.ts_us", "soon", "ts_us"),
+    ("sessions.0.events.0.kind", "magic", "kind"),
+    ("sessions.0.kernels.0.name", 7, "name"),
+    ("sessions.0.kernels.0.name", "", "name"),
+    ("freshness.format", "1", "format"),
+    ("freshness.source_hash", "not-a-hash", "source_hash"),
+    ("freshness.torch", None, "torch"),
+    ("environment.device_name", 5, "device_name"),
+    ("environment.device_name", "", "device_name"),
+    ("environment.torch", ["2.13"], "torch"),
+    ("environment.captured_at", "yesterday", "captured_at"),
+    ("environment.cuda", 12.8, "cuda"),
+    ("environment.settings", ["threads"], "settings"),
+    ("snippet", "ch01/has space", "snippet"),
+    ("snippet", 'ch01/quo"te', "snippet"),
+    ("trace_files", "x.cuda.trace0.json.gz", "trace_files"),
+    ("trace_files", ["../../etc/passwd"], "trace_files"),
+]
+# Not JSON numbers at all: Python's json reads them unless told not to.
+BAD_NUMBERS = [("wall_time_s", "NaN"), ("wall_time_s", "Infinity"), ("wall_time_s", "-Infinity"), ("wall_time_s", "1e400"),
+               ("sessions.0.kernels.0.time_us", "NaN"), ("sessions.0.events.0.ts_us", "Infinity"), ("data", "NaN")]
+
+
+@pytest.mark.parametrize("where, value, word", BAD_VALUES, ids=[f"{w}={v!r}" for w, v, _ in BAD_VALUES])
+def test_invalid_values_are_refused_on_load(tmp_path, where, value, word):
+    raw = json.loads(json.dumps(to_json(sample())))
+    _set(where, value)(raw)
+    path = tmp_path / "x.cuda.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(CaptureError) as caught:
+        load(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and word in message and "\n" not in message, message
+
+
+@pytest.mark.parametrize("where, literal", BAD_NUMBERS)
+def test_nan_and_infinity_are_refused_on_load(tmp_path, where, literal):
+    raw = json.loads(json.dumps(to_json(sample())))
+    _set(where, 123456.5)(raw)
+    path = tmp_path / "x.cuda.json"
+    path.write_text(json.dumps(raw).replace("123456.5", literal), encoding="utf-8")
+    with pytest.raises(CaptureError, match=rf"^{path}: .*{literal.lstrip('-')}"):
+        load(path)
+
+
+def test_unusable_files_are_refused_on_load(tmp_path):
+    """Not UTF-8, nested too deeply, not a regular file: one line naming the file, never a traceback or a hang."""
+    import os
+
+    good = dumps(sample()).encode("utf-8")
+    cases = {
+        "latin1.cuda.json": good.replace("日本語".encode(), "caf\xe9".encode("latin-1")),
+        "deep.cuda.json": b"[" * 100_000 + b"]" * 100_000,
+        "bom.cuda.json": b"\xff\xfe" + good,
+    }
+    words = {"latin1.cuda.json": "not UTF-8", "deep.cuda.json": "nested too deeply", "bom.cuda.json": "not UTF-8"}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    fifo = tmp_path / "fifo.cuda.json"
+    os.mkfifo(fifo)
+    words[fifo.name] = "not a regular file"
+    (tmp_path / "folder.cuda.json").mkdir()
+    words["folder.cuda.json"] = "not a regular file"
+    for name, word in words.items():
+        with pytest.raises(CaptureError) as caught:
+            load(tmp_path / name)
+        assert str(caught.value).startswith(f"{tmp_path / name}: ") and word in str(caught.value), str(caught.value)
+
+
+def test_the_schema_states_the_same_limits():
+    """Every value refused above is refused by the published schema too (where a schema can say it)."""
+    import jsonschema
+
+    schema = capture_schema()
+    for where, value, _ in BAD_VALUES:
+        raw = json.loads(json.dumps(to_json(sample())))
+        _set(where, value)(raw)
+        assert list(jsonschema.Draft202012Validator(schema).iter_errors(raw)), (where, value)

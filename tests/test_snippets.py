@@ -128,3 +128,43 @@ def test_source_hash_ignores_unrelated_files(tmp_path):
 def test_source_hash_survives_a_syntax_error(tmp_path):
     bad = write(tmp_path / "bad.py", "def broken(:\n")
     assert len(source_hash(bad)) == 64
+
+
+# ---------------------------------------------------------------- names: [a-z0-9_]+ for chapters and snippets
+
+BAD_NAMES = ['ch01/bad"name.py', "ch01/has space.py", "ch01/dot.ted.py", "ch01/Upper.py", "ch01/hyphen-ated.py",
+             "ch01/ünï.py", "ch01/<b>.py", "ch01/back`tick.py", "Ch01/fine.py", "ch 1/fine.py", 'ch"1/fine.py',
+             "ch.1/fine.py"]
+
+
+@pytest.mark.parametrize("rel", BAD_NAMES)
+def test_a_name_outside_the_pattern_is_refused_at_discovery(tree, rel):
+    from kernelbook.errors import KernelbookError
+
+    bad = write(tree / "snippets" / rel, "print('hi')\n")
+    with pytest.raises(KernelbookError) as caught:
+        discover(tree)
+    message = str(caught.value)
+    assert "\n" not in message and str(bad.relative_to(tree)) in message and "[a-z0-9_]+" in message, message
+
+
+def test_helpers_and_other_files_are_not_names_to_check(tree):
+    write(tree / "snippets/ch01/_My Helper.py", "X = 1\n")
+    write(tree / "snippets/ch01/Notes about it.md", "prose\n")
+    assert [s.id for s in discover(tree)] == ["ch01/eager_profile", "ch01/first_kernel", "ch02/fusion"]
+
+
+def test_a_snippet_that_is_not_utf8_is_named(tmp_path):
+    from kernelbook.errors import KernelbookError
+    from kernelbook.snippets import read_source
+
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"print('caf\xe9')\n")
+    for read in (source_hash, read_source):
+        with pytest.raises(KernelbookError, match=rf"^{path}: not UTF-8 \(byte 0xe9 at offset 10\)"):
+            read(path)
+    helper = tmp_path / "_words.py"
+    helper.write_bytes(b"WORD = '\xff'\n")
+    user = write(tmp_path / "user.py", "from _words import WORD\n")
+    with pytest.raises(KernelbookError, match=rf"^{helper}: not UTF-8"):
+        source_hash(user)

@@ -1,6 +1,8 @@
 """The ``kernelbook`` command: parse arguments, call one function, print, exit.
 
-Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error.
+Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input error,
+3 an internal error (a bug: one line; ``KERNELBOOK_TRACEBACK=1`` shows its traceback),
+130 / 143 stopped by Ctrl-C / SIGTERM. Bad input never prints a traceback.
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
 standard library and torch (``merge`` not even torch): nothing here imports the site half
 (mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``.
@@ -16,6 +18,7 @@ import sys
 from pathlib import Path
 
 from .errors import KernelbookError
+from .processes import Stopped, exit_status, stop_on_signals
 
 
 def project_root() -> Path:
@@ -68,12 +71,17 @@ def cmd_status(args: argparse.Namespace) -> int:
             env = st.capture.environment if st.capture else None
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
-            print(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}")
+            print(_printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
     bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
     if args.strict and bad_cuda:
         print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
         return 1
     return 0
+
+
+def _printable(line: str) -> str:
+    """A line for a terminal: what a capture holds may include control characters (escape sequences)."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)
 
 
 def _state_record(st) -> dict:
@@ -91,28 +99,26 @@ def _state_record(st) -> dict:
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
-    from .capture.kernels import TraceError, extract, load_trace
+    from .capture.kernels import TraceError, extract, read_json, validate_trace
     from .kernel_names import short_name
-    from .records import CaptureError, load
+    from .records import SCHEMA, CaptureError, from_json
 
     path = Path(args.file)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise KernelbookError(f"{path}: no such file")
-    if path.name.endswith(".json") and _looks_like_capture(path):
-        try:
-            cap = load(path)
-        except CaptureError as exc:
-            raise KernelbookError(str(exc)) from None
-        session = cap.last_session
-        kernels, launches, kind = (session.kernels, session.launches, session.device_kind) if session else ((), 0, cap.device)
-    else:
-        try:
-            found = extract(load_trace(path))
-        except TraceError as exc:
-            raise KernelbookError(str(exc)) from None
-        except (KeyError, TypeError, ValueError) as exc:  # events of the wrong shape
-            raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
-        kernels, launches, kind = found.kernels, found.launches, found.device_kind
+    try:
+        raw = read_json(path)  # bounded, strict JSON: a capture or a Chrome trace, told apart by content
+        if isinstance(raw, dict) and str(raw.get("schema", "")).startswith(SCHEMA.rsplit("/", 1)[0] + "/"):
+            cap = from_json(raw, str(path))
+            session = cap.last_session
+            kernels, launches, kind = (session.kernels, session.launches, session.device_kind) if session else ((), 0, cap.device)
+        else:
+            found = extract(validate_trace(raw, str(path)))
+            kernels, launches, kind = found.kernels, found.launches, found.device_kind
+    except (TraceError, CaptureError) as exc:
+        raise KernelbookError(str(exc)) from None
+    except (KeyError, TypeError, ValueError) as exc:  # events of some other wrong shape
+        raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
     if args.json:
         print(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
@@ -125,27 +131,21 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     return 0
 
 
-def _looks_like_capture(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return b'"schema": "kernelbook.capture/' in handle.read(200)
-    except OSError:  # a folder or an unreadable file: load_trace names the problem
-        return False
-
-
 def cmd_merge(args: argparse.Namespace) -> int:
     from .capture.merge import merge, summary
 
     root = project_root()
     dirs = [Path(d) for d in args.dirs]
-    print(summary(merge(root, dirs), dirs, root))
+    print(summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root))
     return 0
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
+    from .freshness import check_inputs
     from .site.commands import notebooks_check, notebooks_write
 
     root = project_root()
+    check_inputs(root)
     if args.check:
         stale = notebooks_check(root)
         for path in stale:
@@ -162,7 +162,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .freshness import cuda_present
+    from .freshness import check_inputs, cuda_present
 
     root = project_root()
     if not args.no_capture:
@@ -173,6 +173,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             if code:
                 print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
                 return code
+    check_inputs(root)  # what capture could not mend (a CUDA capture here): one line, before MkDocs starts
     from .site.commands import build
 
     # --no-capture: read_only, so the plugin checks the notebooks instead of writing them
@@ -181,9 +182,56 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """``mkdocs serve`` in a child that never outlives this process; SIGTERM and Ctrl-C are passed on."""
+    from .freshness import check_inputs
+    from .processes import die_with_parent
+
     root = project_root()
+    host, port = _dev_addr(args.dev_addr)
+    check_inputs(root)  # a broken snippet or capture: one line now, not a failing first build
+    _check_port_free(host, port)
     env = dict(os.environ, NO_MKDOCS_2_WARNING=os.environ.get("NO_MKDOCS_2_WARNING", "1"))
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env,
+                            preexec_fn=die_with_parent)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (processes.Stopped): the server goes with us, freeing the port
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+
+
+def _dev_addr(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    try:
+        number = int(port)
+        if not host or not 0 < number < 65536:
+            raise ValueError
+    except ValueError:
+        raise KernelbookError(f"--dev-addr {text!r}: expected HOST:PORT, e.g. 127.0.0.1:8000") from None
+    return host.strip("[]"), number
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Bind the address as the server will (SO_REUSEADDR, like MkDocs' server): taken is one line, exit 2."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise KernelbookError(f"--dev-addr {host}:{port}: cannot resolve {host!r} ({exc.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise KernelbookError(f"port {port} on {host} is not free ({exc.strerror}): another server holds it? "
+                                  "Stop it, or pick another with --dev-addr HOST:PORT") from None
 
 
 SITE_COMMANDS = ("build", "serve", "notebooks")  # the only ones that import kernelbook.site (mkdocs)
@@ -215,6 +263,8 @@ def parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("merge", help="bring captures from other folders (e.g. CI shard artifacts) into this tree")
     m.add_argument("dirs", nargs="+", metavar="DIR", help="a folder holding snippets/<chapter>/captures/... like this tree")
+    m.add_argument("--allow-stale", action="store_true",
+                   help="put a capture over a fresher one in the tree (another version of the snippet, or taken earlier)")
     m.set_defaults(func=cmd_merge)
 
     n = sub.add_parser("notebooks", help="regenerate each chapter's notebook from its page, snippets and captures")
@@ -236,16 +286,35 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        with stop_on_signals():  # SIGTERM and SIGHUP stop kernelbook as Ctrl-C does: children killed, nothing half-written
+            return args.func(args)
     except KernelbookError as exc:
         print(f"kernelbook: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:
         if args.command not in SITE_COMMANDS:
-            raise
+            return _internal_error(exc)
         print(f"kernelbook: `kernelbook {args.command}` renders the site and needs mkdocs and its plugins ({exc}); "
               "install them with `pip install -e .` (capture, status, kernels and merge need only torch)", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("kernelbook: interrupted; captures already written are kept, nothing half-written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"kernelbook: interrupted ({_signal_name(exc)}); captures already written are kept, nothing half-written", file=sys.stderr)
+        return exit_status(exc)
+    except Exception as exc:  # noqa: BLE001 - see _internal_error
+        return _internal_error(exc)
+
+
+def _signal_name(exc: KeyboardInterrupt) -> str:
+    return str(exc) if isinstance(exc, Stopped) else "Ctrl-C"
+
+
+def _internal_error(exc: BaseException) -> int:
+    """A bug in kernelbook, not a problem with the input (which is always a KernelbookError, exit 2).
+
+    One line, exit 3; the traceback with KERNELBOOK_TRACEBACK=1 (or re-raised under it).
+    """
+    if os.environ.get("KERNELBOOK_TRACEBACK"):
+        raise exc
+    print(f"kernelbook: internal error, a bug in kernelbook: {type(exc).__name__}: {exc} "
+          "(run again with KERNELBOOK_TRACEBACK=1 for the traceback, and report it)", file=sys.stderr)
+    return 3

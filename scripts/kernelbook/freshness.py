@@ -8,9 +8,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import CAPTURE_FORMAT
+from . import CAPTURE_FORMAT, machine
+from .errors import KernelbookError
 from .records import Capture, CaptureError, load
-from .snippets import Snippet, source_hash
+from .snippets import DEVICES, Snippet, discover, source_hash
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,12 @@ class State:
     state: str  # "fresh" | "stale" | "missing" | "error" | "unreadable"
     reason: str = ""
     capture: Capture | None = None
+    changed: tuple[str, ...] = ()  # what made it stale: "source", "format", "torch", or an environment field
+
+    @property
+    def true_of_source(self) -> bool:
+        """Fresh, or stale only because the machine differs: still a true record of this snippet's run."""
+        return self.state == "fresh" or (self.state == "stale" and not {"source", "format"} & set(self.changed))
 
 
 def installed_torch() -> str | None:
@@ -55,7 +62,10 @@ def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...],
     and planning); pages pass False, since a failed re-run never replaced the capture.
     """
     path = snippet.capture_path(device)
-    current = source_hash(snippet.path)
+    try:
+        current = source_hash(snippet.path)
+    except KernelbookError as exc:  # the snippet (or a helper) is not UTF-8: nothing can be compared
+        return State(snippet, device, "unreadable", str(exc))
     failed = failure_path(root, snippet, device)
     if failures and failed.exists() and failed.read_text(encoding="utf-8").startswith(current):
         if not path.exists() or failed.stat().st_mtime >= path.stat().st_mtime:
@@ -68,15 +78,68 @@ def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...],
         return State(snippet, device, "unreadable", str(exc))
     if capture.snippet != snippet.id or capture.device != device:
         return State(snippet, device, "unreadable", f"{path}: records {capture.snippet}/{capture.device}, expected {snippet.id}/{device}")
-    why = []
+    why: dict[str, str] = {}
     if capture.freshness.source_hash != current:
-        why.append("source changed")
+        why["source"] = "source changed"
     if capture.freshness.format != CAPTURE_FORMAT:
-        why.append(f"capture format {capture.freshness.format} -> {CAPTURE_FORMAT}")
-    # The torch version counts only where this device kind can run now: a CPU-only
-    # machine never calls a GPU runner's capture stale because its own torch differs.
+        why["format"] = f"capture format {capture.freshness.format} -> {CAPTURE_FORMAT}"
+    # The machine counts only where this device kind can run now: a CPU-only machine
+    # never calls a GPU runner's capture stale because its own torch (or GPU) differs.
     if device in runnable and torch_now and capture.freshness.torch != torch_now:
-        why.append(f"torch changed ({capture.freshness.torch} -> {torch_now})")
+        why["torch"] = f"torch changed ({capture.freshness.torch} -> {torch_now})"
+    if device == "cuda" and device in runnable:
+        why.update(cuda_changes(capture, machine.cuda_environment()))
     if why:
-        return State(snippet, device, "stale", ", ".join(why), capture)
+        return State(snippet, device, "stale", ", ".join(why.values()), capture, tuple(why))
     return State(snippet, device, "fresh", "", capture)
+
+
+# What a CUDA capture records of its machine that changes what it shows (kernel names,
+# times, generated code): (field, how status names it, how to compare it).
+CUDA_FIELDS = (
+    ("device_name", "GPU", str),
+    ("compute_capability", "compute capability", str),
+    ("cuda", "CUDA runtime", str),
+    ("driver", "driver major version", machine.driver_major),
+    ("triton", "triton", str),
+)
+
+
+def cuda_changes(capture: Capture, now: machine.CudaEnvironment) -> dict[str, str]:
+    """The CUDA environment fields in which this machine differs from the capture's.
+
+    A field this machine cannot tell (no nvidia-smi answer) is not compared; the CUDA
+    runtime and triton always can be (None: this torch has no CUDA, no triton installed).
+    """
+    changes = {}
+    for name, words, key in CUDA_FIELDS:
+        then, current = getattr(capture.environment, name), getattr(now, name)
+        if current is None and name in ("device_name", "compute_capability", "driver"):
+            continue
+        then, current = (key(v) if v is not None else None for v in (then, current))
+        if name == "device_name" and then is not None and machine.same_gpu(then, current):
+            continue
+        if then != current:
+            changes[name] = f"{words} changed ({then or 'none'} -> {current or 'none'})"
+    return changes
+
+
+def check_inputs(root: Path, folder: str = "snippets") -> None:
+    """Every snippet readable (named as :data:`snippets.NAME` says, UTF-8) and every capture
+    file usable: the first one that is not, as a one-line KernelbookError naming it.
+
+    For the commands that render (build, serve, notebooks): a broken input is named before
+    any work starts, instead of failing the build halfway.
+    """
+    for snippet in discover(root, folder):
+        source_hash(snippet.path)
+        for device in DEVICES:
+            path = snippet.capture_path(device)
+            if not path.exists() and not path.is_symlink():
+                continue
+            try:
+                capture = load(path)
+            except CaptureError as exc:
+                raise KernelbookError(f"{exc} (re-run `kernelbook capture --device {device} {snippet.id}`, or delete it)") from None
+            if capture.snippet != snippet.id or capture.device != device:
+                raise KernelbookError(f"{path}: records {capture.snippet} ({capture.device}), expected {snippet.id} ({device})")

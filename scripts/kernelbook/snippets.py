@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import KernelbookError, shown
+
 CAPTURE_DIR = "captures"
 DEVICES = ("cuda", "cpu")
+# Chapter folders and snippet names: they become ids, file names, URLs, HTML ids and
+# titles, notebook cells and shard keys, so they hold nothing that needs quoting anywhere.
+NAME = re.compile(r"[a-z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -27,16 +33,32 @@ class Snippet:
 
 
 def discover(root: Path, folder: str = "snippets") -> list[Snippet]:
-    """Every ``<folder>/<chapter>/<name>.py`` under ``root``; files starting with ``_`` are helpers."""
+    """Every ``<folder>/<chapter>/<name>.py`` under ``root``; files starting with ``_`` are helpers.
+
+    A chapter or snippet name outside :data:`NAME` is a KernelbookError naming the file.
+    """
     base = root / folder
     if not base.is_dir():
         return []
-    found = [
-        Snippet(id=f"{p.parent.name}/{p.stem}", path=p)
-        for p in sorted(base.glob("*/*.py"))
-        if not p.name.startswith("_")
-    ]
+    found = [Snippet(id=f"{p.parent.name}/{p.stem}", path=p) for p in sorted(base.glob("*/*.py")) if not p.name.startswith("_")]
+    for snippet in found:
+        if not all(NAME.fullmatch(part) for part in snippet.id.split("/")):
+            raise KernelbookError(f"{shown(snippet.path, root)}: chapter and snippet names must match {NAME.pattern} "
+                                  "(lower-case ASCII letters, digits, _); rename it")
     return found
+
+
+def read_source(path: Path) -> str:
+    """A snippet's (or helper's) text; a file that is not UTF-8 is a KernelbookError naming it."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise KernelbookError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KernelbookError(f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                              "save it as UTF-8") from None
 
 
 def select(snippets: list[Snippet], patterns: list[str]) -> list[Snippet]:
@@ -87,7 +109,7 @@ def source_hash(path: Path) -> str:
         if current in seen:
             continue
         seen.add(current)
-        text = current.read_text(encoding="utf-8")
+        text = read_source(current)
         digest.update(current.name.encode() + b"\0" + text.encode() + b"\0")
         todo.extend(local_imports(current, text))
     return digest.hexdigest()

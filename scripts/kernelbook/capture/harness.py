@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..processes import hold_lifeline
 from . import kernels
 
 
@@ -38,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
     parser.add_argument("--traces", type=Path, required=True, help="prefix of the gzipped Chrome traces")
     args = parser.parse_args(argv)
+    lifeline = os.environ.pop("KERNELBOOK_LIFELINE", "")  # "PARENT_PID:FD", set by the runner
+    if lifeline:  # never outlive `kernelbook capture`, nor let the snippet's own processes do so
+        parent, fd = (int(x) for x in lifeline.split(":"))
+        hold_lifeline(parent, fd)
     report = run(args.snippet.resolve(), args.device, args.traces)
     args.report.write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
     return 0 if report["ok"] else 1

@@ -27,14 +27,12 @@ graph break needs).
 
 from __future__ import annotations
 
-import gzip
-import json
-import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import MiB, InputError, finite_number, parse_json, read_bounded
 from ..records import Event, Kernel
 
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "gpu_user_annotation"}
@@ -218,30 +216,43 @@ def _roots(ops: list[dict]) -> list[dict]:
 
 # ---------------------------------------------------------------- reading trace files
 
+MAX_TRACE_BYTES = 100 * MiB  # a trace (inflated) larger than this is refused, not read into memory
+
+
+def read_json(path: Path) -> Any:
+    """The JSON in ``path`` (``.json``, or gzipped), bounded and strict; TraceError names file and problem."""
+    try:
+        return parse_json(read_bounded(path, MAX_TRACE_BYTES), str(path))
+    except InputError as exc:
+        raise TraceError(str(exc).replace("not valid JSON", "not JSON")) from None
+
 
 def load_trace(path: Path) -> dict[str, Any]:
     """A Chrome trace from ``.json`` or ``.json.gz``; TraceError names file and problem."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise TraceError(f"{path}: damaged gzip ({exc or 'truncated'})") from None
-    try:
-        trace = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise TraceError(f"{path}: not JSON ({exc})") from None
-    return validate_trace(trace, str(path))
+    return validate_trace(read_json(path), str(path))
 
 
 def validate_trace(trace: Any, where: str) -> dict[str, Any]:
+    """A Chrome trace whose complete events all have a name, a finite start and a finite duration >= 0."""
     if not isinstance(trace, dict) or "traceEvents" not in trace:
         raise TraceError(f"{where}: not a Chrome trace (no 'traceEvents' key)")
     if not isinstance(trace["traceEvents"], list):
         raise TraceError(f"{where}: 'traceEvents' is not a list")
-    if not any(True for _ in _complete(trace["traceEvents"])):
+    complete = 0
+    for i, event in enumerate(trace["traceEvents"]):
+        if not isinstance(event, dict) or event.get("ph") != "X":
+            continue
+        name = event.get("name")
+        what = f"{where}: traceEvents[{i}] ({name!r})" if isinstance(name, str) else f"{where}: traceEvents[{i}]"
+        if not isinstance(name, str):
+            raise TraceError(f"{what}: a complete event without a name")
+        for key in ("ts", "dur"):
+            if key not in event:
+                raise TraceError(f"{what}: a complete event without {key!r}")
+            value = event[key]
+            if not finite_number(value) or (key == "dur" and value < 0):
+                raise TraceError(f"{what}: {key} is {value!r}, expected a finite number" + (" >= 0" if key == "dur" else ""))
+        complete += 1
+    if not complete:
         raise TraceError(f"{where}: the trace is empty (no complete events); was anything run under the profiler?")
     return trace

@@ -8,17 +8,26 @@ sidecars of the same snippet × device that the new capture does not name are re
 
 Two DIRs carrying different captures of the same snippet × device are a conflict.
 Shards split snippets by a stable hash, so correct shards never conflict.
+
+A capture never goes over a fresher one already in the tree: one of another version of
+the snippet (its source hash is not the snippet's, while the tree's is), or one taken
+earlier than the tree's, is refused naming both files, unless ``--allow-stale``. The
+tree is locked while merge writes (``store.tree_lock``), as ``capture`` locks it.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import KernelbookError
-from ..records import Capture, CaptureError, load, write_atomic
-from ..snippets import CAPTURE_DIR, DEVICES, Snippet, discover
+from ..errors import KernelbookError, shown
+from ..files import InputError, read_bounded
+from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, load
+from ..snippets import CAPTURE_DIR, DEVICES, Snippet, discover, source_hash
+from . import store
+from .kernels import MAX_TRACE_BYTES
 
 _CAPTURE_NAME = re.compile(r"^(?P<stem>[^/]+)\.(?P<device>" + "|".join(DEVICES) + r")\.json$")
 
@@ -86,38 +95,64 @@ def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
             raise KernelbookError(f"{path}: names trace {name!r}, expected {expected!r}")
         trace = path.parent / name
         try:
-            data = trace.read_bytes()
-        except OSError as exc:
-            raise KernelbookError(f"{path}: its trace {trace} cannot be read ({exc.strerror})") from None
+            data = read_bounded(trace, MAX_TRACE_BYTES, gzipped=False)
+        except InputError as exc:
+            raise KernelbookError(f"{path}: its trace {exc}") from None
         if not data.startswith(b"\x1f\x8b"):
             raise KernelbookError(f"{trace}: not a gzip file")
         files.append((name, data))
-    files.append((path.name, path.read_bytes()))
+    files.append((path.name, read_bounded(path, MAX_CAPTURE_BYTES, gzipped=False)))
     return Incoming(snippet, device, path, capture, tuple(files))
 
 
+def stale_over_fresh(incoming: Incoming, root: Path) -> str | None:
+    """Why ``incoming`` would replace a fresher capture in the tree, or None when it would not."""
+    target = incoming.snippet.capture_path(incoming.device)
+    if not target.exists():
+        return None
+    try:
+        there = load(target)
+    except CaptureError:
+        return None  # a broken capture in the tree: any valid one is better
+    current = source_hash(incoming.snippet.path)
+    mine, theirs = incoming.capture, there
+    if theirs.freshness.source_hash == current and mine.freshness.source_hash != current:
+        why = (f"{incoming.source} was captured from another version of the snippet than {shown(target, root)} "
+               f"and snippets/{incoming.snippet.id}.py")
+    elif (mine.freshness.source_hash == current) == (theirs.freshness.source_hash == current) and \
+            mine.environment.captured_at < theirs.environment.captured_at:
+        why = (f"{incoming.source} ({mine.environment.captured_at}) is older than {shown(target, root)} "
+               f"({theirs.environment.captured_at})")
+    else:
+        return None
+    return f"{why}; not putting a stale capture over a fresh one (--allow-stale does)"
+
+
 def install(incoming: Incoming) -> bool:
-    """Write one capture and its traces into the tree; True when anything changed."""
+    """Write one capture and its traces into the tree as one unit; True when anything changed."""
     folder = incoming.snippet.capture_path(incoming.device).parent
     stem = incoming.snippet.path.stem
-    keep = {name for name, _ in incoming.files}
-    changed = False
-    for old in sorted(folder.glob(f"{stem}.{incoming.device}.trace*.json.gz")) if folder.is_dir() else []:
-        if old.name not in keep:
-            old.unlink()
-            changed = True
-    for name, data in incoming.files:  # traces first, capture last: it only ever names traces that exist
-        target = folder / name
-        if target.is_file() and target.read_bytes() == data:
-            continue
-        write_atomic(target, data)
-        changed = True
-    return changed
+    sidecars = sorted(folder.glob(f"{stem}.{incoming.device}.trace*.json.gz")) if folder.is_dir() else []
+    return store.install(folder, list(incoming.files), sidecars)
 
 
-def merge(root: Path, dirs: list[Path]) -> list[Merged]:
-    """Validate everything in ``dirs`` first, then install: a bad input writes nothing."""
-    return [Merged(incoming, install(incoming)) for incoming in collect(root, dirs)]
+def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merged]:
+    """Validate everything in ``dirs`` first, then install: a bad or stale input writes nothing."""
+    with store.tree_lock(root, sys.stderr, "kernelbook merge"):
+        incoming = collect(root, dirs)
+        if not allow_stale:
+            for item in incoming:
+                if item.files != _tree_files(item) and (why := stale_over_fresh(item, root)):
+                    raise KernelbookError(why)
+        return [Merged(item, install(item)) for item in incoming]
+
+
+def _tree_files(incoming: Incoming) -> tuple[tuple[str, bytes], ...] | None:
+    folder = incoming.snippet.capture_path(incoming.device).parent
+    try:
+        return tuple((name, (folder / name).read_bytes()) for name, _ in incoming.files)
+    except OSError:
+        return None
 
 
 def summary(merged: list[Merged], dirs: list[Path], root: Path) -> str:

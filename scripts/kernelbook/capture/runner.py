@@ -1,28 +1,31 @@
 """Parent side of ``kernelbook capture``: what is stale, one child per snippet, atomic writes.
 
 A failed or timed-out run never replaces a good capture; failures are collected and
-summarised at the end with the snippet's own file and line.
+summarised at the end with the snippet's own file and line. The tree is locked while a
+run decides and writes (``store.tree_lock``); each capture goes in whole (``store.install``);
+a snippet that writes into the captures folders fails, and what it changed is put back
+(``store.Guard``); Ctrl-C or SIGTERM stops every child at once (``child.Running``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
 from .. import CAPTURE_FORMAT
 from ..errors import KernelbookError
 from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
-from ..records import CaptureError, dumps, from_json, write_atomic
+from ..records import CaptureError, dumps, from_json
 from ..snippets import Snippet, source_hash
+from . import child, store
 from .stderr import kept_lines
 
 HEARTBEAT_S = 30.0
@@ -80,6 +83,28 @@ def git_commit(root: Path) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class Run:
+    """What every snippet of one ``kernelbook capture`` shares."""
+
+    root: Path
+    device: str
+    timeout: float
+    python: str
+    commit: str | None
+    jobs: int
+    log: TextIO
+    guard: store.Guard
+    running: child.Running
+    said: threading.Lock = field(default_factory=threading.Lock)
+
+    def say(self, line: str) -> None:
+        """One whole line of progress: snippets running side by side never cut into each other's lines."""
+        with self.said:
+            self.log.write(line + "\n")
+            self.log.flush()
+
+
 def run_all(
     root: Path,
     todo: list[Snippet],
@@ -89,47 +114,72 @@ def run_all(
     python: str = sys.executable,
     log: TextIO = sys.stderr,
 ) -> list[Outcome]:
-    """Run each snippet in its own child process, ``jobs`` at a time; report progress."""
-    commit = git_commit(root)
+    """Run each snippet in its own child process, ``jobs`` at a time; report progress.
+
+    Ctrl-C (or SIGTERM, see ``processes.stop_on_signals``) kills every running child at
+    once, installs nothing more and re-raises.
+    """
+    sources = {s: source_hash(s.path) for s in todo}  # hashed before running: an edit mid-run leaves it stale
+    run = Run(root, device, timeout, python, git_commit(root), jobs, log, store.Guard(root), child.Running())
     started = time.monotonic()
     done: list[Outcome] = []
+    counting = threading.Lock()
 
-    def report(outcome: Outcome) -> None:
-        done.append(outcome)
-        status = "ok" if outcome.ok else "FAILED"
-        print(
-            f"[{len(done)}/{len(todo)}] {outcome.snippet.id} ({device}) {status} in {outcome.seconds:.1f}s"
-            f" — elapsed {time.monotonic() - started:.0f}s",
-            file=log, flush=True,
-        )
-
-    def one(snippet: Snippet) -> Outcome:
-        print(f"      {snippet.id} ({device}) started", file=log, flush=True)
-        outcome = run_one(root, snippet, device, timeout, python, commit, log, jobs)
-        report(outcome)
+    def one(snippet: Snippet) -> Outcome | None:
+        if run.running.stopping:
+            return None
+        run.say(f"      {snippet.id} ({device}) started")
+        outcome = run_one(run, snippet, sources[snippet])
+        if outcome is not None:
+            with counting:
+                done.append(outcome)
+                n = len(done)
+            status = "ok" if outcome.ok else "FAILED"
+            run.say(f"[{n}/{len(todo)}] {snippet.id} ({device}) {status} in {outcome.seconds:.1f}s"
+                    f" — elapsed {time.monotonic() - started:.0f}s")
         return outcome
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(one, todo))
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    futures = [pool.submit(one, s) for s in todo]
+    try:
+        results = [f.result() for f in futures]
+    except BaseException:
+        run.running.stop_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return [r for r in results if r is not None]
 
 
-def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: str, commit: str | None, log: TextIO, jobs: int = 1) -> Outcome:
-    source = source_hash(snippet.path)  # hash before running: an edit mid-run leaves it stale
+def run_one(run: Run, snippet: Snippet, source: str) -> Outcome | None:
+    """One snippet in a child; its capture installed if it ran well. None: interrupted, nothing recorded."""
+    root, device = run.root, run.device
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="kernelbook-") as tmp:
-        work = Path(tmp)
+    with child.scratch() as work:
         report_path = work / "report.json"
-        cmd = [python, "-m", "kernelbook.capture.harness", str(snippet.path.resolve()), str(report_path),
+        cmd = [run.python, "-m", "kernelbook.capture.harness", str(snippet.path.resolve()), str(report_path),
                "--device", device, "--traces", str(work / "trace")]
+        heartbeat = lambda elapsed: run.say(f"      {snippet.id} still running ({elapsed:.0f}s)")  # noqa: E731
         try:
-            stdout, stderr, code = _child(cmd, _child_env(device, commit, jobs), work, timeout, snippet, log)
-        except subprocess.TimeoutExpired:
-            return _failed(root, snippet, device, source, start, f"timed out after {timeout:.0f}s (raise it with --timeout)", None, "")
+            stdout, stderr, code = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
+                                             run.running, heartbeat, HEARTBEAT_S)
+            timed_out = False
+        except child.TimedOut:
+            stdout, stderr, code, timed_out = "", "", -9, True
+        vandalism = run.guard.restore()
+        if run.running.stopping:
+            return None
+        if vandalism:
+            return _failed(root, snippet, device, source, start, "it wrote into the captures folders ("
+                           + ", ".join(vandalism) + "); kernelbook put them back: a snippet must never write there", None, "")
+        if timed_out:
+            return _failed(root, snippet, device, source, start, f"timed out after {run.timeout:.0f}s (raise it with --timeout)", None, "")
         seconds = time.monotonic() - start
-        if not report_path.exists():
+        try:
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             last = (stderr.strip().splitlines() or [f"exit code {code}"])[-1]
             return _failed(root, snippet, device, source, start, f"the harness died: {last}", None, stderr)
-        report = json.loads(report_path.read_text(encoding="utf-8"))
         if not report["ok"]:
             return _failed(root, snippet, device, source, start, report["error"], report.get("where"), report.get("traceback", ""))
         try:
@@ -140,7 +190,7 @@ def run_one(root: Path, snippet: Snippet, device: str, timeout: float, python: s
         if empty:  # a profile of nothing: the code meant to be profiled did not run under it
             return _failed(root, snippet, device, source, start,
                            f"profiler session(s) {empty} recorded no kernel: is the code to profile inside the `with profile(...)` block?", None, "")
-        _install(snippet, device, capture, work, report["trace_files"])
+        _install(snippet, device, capture, work, report["trace_files"], run.guard)
     failure_path(root, snippet, device).unlink(missing_ok=True)
     return Outcome(snippet, device, True, seconds)
 
@@ -155,32 +205,6 @@ def _child_env(device: str, commit: str | None, jobs: int = 1) -> dict[str, str]
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # really the CPU, even on a GPU machine
     return env
-
-
-def _child(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float, snippet: Snippet, log: TextIO) -> tuple[str, str, int]:
-    """Run the harness in its own process group; kill the whole group on timeout."""
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace",
-                            start_new_session=True)
-    deadline = time.monotonic() + timeout
-    while True:
-        wait = min(HEARTBEAT_S, max(0.0, deadline - time.monotonic()))
-        try:
-            stdout, stderr = proc.communicate(timeout=wait)
-            return stdout, stderr, proc.returncode
-        except subprocess.TimeoutExpired:
-            if time.monotonic() >= deadline:
-                _kill_group(proc)
-                raise
-            print(f"      {snippet.id} still running ({timeout - (deadline - time.monotonic()):.0f}s)", file=log, flush=True)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate()
 
 
 def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdout: str, stderr: str) -> dict:
@@ -203,16 +227,18 @@ def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdo
     }
 
 
-def _install(snippet: Snippet, device: str, capture, work: Path, trace_files: list[str]) -> None:
-    """Traces first, capture last: the capture only ever names traces that exist."""
-    final_dir = snippet.capture_path(device).parent
-    keep = {trace_name(snippet, device, i) for i in range(len(trace_files))}
-    for old in final_dir.glob(f"{snippet.path.stem}.{device}.trace*.json.gz") if final_dir.exists() else []:
-        if old.name not in keep:
-            old.unlink()
-    for i, name in enumerate(trace_files):
-        write_atomic(final_dir / trace_name(snippet, device, i), (work / name).read_bytes())
-    write_atomic(snippet.capture_path(device), dumps(capture).encode("utf-8"))
+def _install(snippet: Snippet, device: str, capture, work: Path, trace_files: list[str], guard: store.Guard) -> None:
+    """The capture and its traces as one unit (``store.install``): traces first, capture last."""
+    target = snippet.capture_path(device)
+    files = [(trace_name(snippet, device, i), (work / name).read_bytes()) for i, name in enumerate(trace_files)]
+    files.append((target.name, dumps(capture).encode("utf-8")))
+    store.install(target.parent, files, sidecars(snippet, device), guard)
+
+
+def sidecars(snippet: Snippet, device: str) -> list[Path]:
+    """The trace files of ``snippet`` × ``device`` in the tree now."""
+    folder = snippet.capture_path(device).parent
+    return sorted(folder.glob(f"{snippet.path.stem}.{device}.trace*.json.gz")) if folder.is_dir() else []
 
 
 def trace_name(snippet: Snippet, device: str, index: int) -> str:
@@ -252,22 +278,28 @@ def capture(
     log: TextIO = sys.stderr,
     probe: Callable[[str], None] = check_torch_cuda,
 ) -> list[Outcome]:
+    """Capture what is stale, holding the tree's lock: a second run waits, then finds it fresh."""
     device = resolve_device(requested_device)
-    todo = plan(root, snippets, device, force)
-    if device == "cuda" and todo:
-        try:
-            probe(python)
-        except KernelbookError as exc:
-            if requested_device != "auto":
-                raise
-            # A driver but a CPU-only torch: "best device present" is then the CPU.
-            print(f"{exc}; --device auto falls back to the CPU", file=log)
-            device = "cpu"
-            todo = plan(root, snippets, device, force)
-    if not todo:
-        print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
-        return []
-    if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
-        jobs = 1
-    print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)
-    return run_all(root, todo, device, jobs, timeout, python, log)
+    with store.tree_lock(root, log, "kernelbook capture"):
+        for folder in child.remove_stale_scratch():
+            print(f"removed {folder}, left behind by a capture that was killed", file=log)
+        todo = plan(root, snippets, device, force)
+        if device == "cuda" and todo:
+            try:
+                probe(python)
+            except KernelbookError as exc:
+                if requested_device != "auto":
+                    raise
+                # A driver but a CPU-only torch: "best device present" is then the CPU.
+                print(f"{exc}; --device auto falls back to the CPU", file=log)
+                device = "cpu"
+                todo = plan(root, snippets, device, force)
+        if not todo:
+            print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
+            return []
+        for snippet in todo:  # a snippet that is not UTF-8: one line, before anything runs
+            source_hash(snippet.path)
+        if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
+            jobs = 1
+        print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)
+        return run_all(root, todo, device, jobs, timeout, python, log)

@@ -51,12 +51,8 @@ def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: st
 
 
 def _usable(state: State) -> Capture | None:
-    """Fresh, or stale only because this machine's torch differs (still true of its source)."""
-    if state.state == "fresh":
-        return state.capture
-    if state.state == "stale" and state.reason.startswith("torch changed"):
-        return state.capture
-    return None
+    """Fresh, or stale only because this machine (torch, GPU, driver...) differs: still true of its source."""
+    return state.capture if state.true_of_source else None
 
 
 def _why(state: State) -> str:

@@ -8,34 +8,64 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
+from ..errors import KernelbookError
 from . import notebooks
+from .book import load_book
 from .settings import load
 
 
 def build(root: Path, site_dir: Path, *, plugin: dict | None = None) -> int:
-    """``mkdocs build --strict`` of the book at ``root`` into ``site_dir``: 0 built, 1 not.
+    """``mkdocs build --strict`` of the book at ``root`` into ``site_dir``: 0 built, 1 not, 2 bad input.
 
-    ``plugin``: kernelbook options over mkdocs.yml's, e.g. ``{"read_only": True}``.
+    Built into a temporary folder beside it and swapped into place only on success: a
+    failing build leaves the previous ``site_dir`` as it was. ``plugin``: kernelbook
+    options over mkdocs.yml's, e.g. ``{"read_only": True}``.
     """
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # material prints a banner otherwise
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.exceptions import Abort, ConfigurationError
 
-    with _mkdocs_log():
-        try:
-            config, _ = load(root, plugin=plugin, site_dir=str(site_dir), strict=True)
-            config.plugins.on_startup(command="build", dirty=False)
+    from .plugin import BadInput
+
+    # beside site_dir, on its file system, so that the swap is two renames
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-building-", dir=site_dir.parent))
+    try:
+        with _mkdocs_log():
             try:
-                mkdocs_build(config)
-            finally:
-                config.plugins.on_shutdown()
-        except (Abort, ConfigurationError) as exc:
-            print(f"kernelbook: the build failed: {exc}", file=sys.stderr)
-            return 1
+                config, _ = load(root, plugin=plugin, site_dir=str(building), strict=True)
+                config.plugins.on_startup(command="build", dirty=False)
+                try:
+                    mkdocs_build(config)
+                finally:
+                    config.plugins.on_shutdown()
+            except (Abort, ConfigurationError) as exc:
+                cause = exc.__context__
+                if isinstance(cause, BadInput):
+                    print(str(cause), file=sys.stderr)
+                    return 2
+                print(f"kernelbook: the build failed: {exc}; {site_dir} is as it was", file=sys.stderr)
+                return 1
+        _swap(building, site_dir)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
     return 0
+
+
+def _swap(new: Path, site_dir: Path) -> None:
+    """``new`` becomes ``site_dir``; the old one is moved aside first, then removed."""
+    old = None
+    if site_dir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
+        os.replace(site_dir, old / "site")
+    os.replace(new, site_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def notebooks_check(root: Path) -> list[Path]:
@@ -46,10 +76,15 @@ def notebooks_check(root: Path) -> list[Path]:
 
 
 def notebooks_write(root: Path) -> list[Path]:
-    """Rewrite the notebooks that changed; the paths written."""
+    """Rewrite the notebooks that changed; the paths written. A book with a problem a
+    notebook would show (a missing capture, a run of an unknown snippet) writes nothing."""
     with _mkdocs_log():
         _, settings = load(root)
-    return notebooks.generate_all(settings)
+    book = load_book(settings.root, settings.snippets_dir)
+    problems = notebooks.problems(settings, book)
+    if problems:
+        raise KernelbookError(f"not writing notebooks: {len(problems)} problem(s); the first: {problems[0]}")
+    return notebooks.generate_all(settings, book)
 
 
 class _mkdocs_log:

@@ -7,12 +7,12 @@ figure and language, older versions removed when a new one is written.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..records import Capture, write_atomic
 from . import figures
+from .escape import inert
 
 
 def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
@@ -27,7 +27,7 @@ def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Captur
         pass
     fig = figures.figure(name, lang, captures)
     out = (f'<figure class="kb-figure" id="kb-figure-{name}">\n{fig.html}\n'
-           f"<figcaption>{html.escape(fig.caption)}</figcaption>\n</figure>\n")
+           f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
     for stale in path.parent.glob(f"{name}.{lang}.*.html") if path.parent.is_dir() else ():
         stale.unlink(missing_ok=True)
     write_atomic(path, out.encode("utf-8"))

@@ -72,8 +72,11 @@ def chain_chapters(pages: list) -> None:
         page.next_page = owner.next_page if owner is not None else (chapters[0] if chapters else None)
 
 
-def make_pages(files, config):
-    """After i18n: each notebook it kept for this language becomes a page again (see above)."""
+def make_pages(files, config, exists=Path.is_file):
+    """After i18n: each notebook it kept for this language becomes a page again (see above).
+
+    ``exists(path)``: whether a notebook is part of the book (on disk, or about to be written).
+    """
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is None:
         return files
@@ -86,13 +89,13 @@ def make_pages(files, config):
     i18n = config.plugins.get("i18n")
     if pages and i18n is not None and i18n.config.docs_structure == "folder":
         for page in pages:
-            page.alternates = _alternates(page, i18n, config)
+            page.alternates = _alternates(page, i18n, config, exists)
         # what i18n's on_files recorded, now with the notebook pages: its sitemap lists them
         i18n.i18n_files_per_language[i18n.current_language] = files.documentation_pages()
     return files
 
 
-def _alternates(page: NotebookPage, i18n, config) -> dict[str, File]:
+def _alternates(page: NotebookPage, i18n, config, exists=Path.is_file) -> dict[str, File]:
     """The notebook page in each built language that has it (i18n lists only the .ipynb itself)."""
     from mkdocs_static_i18n.folder import create_i18n_file
 
@@ -101,7 +104,7 @@ def _alternates(page: NotebookPage, i18n, config) -> dict[str, File]:
         src = f"{lang}/{page.norm_src_uri}"
         if lang == getattr(page, "locale", None):
             found[lang] = page
-        elif (Path(config.docs_dir) / src).is_file():
+        elif exists(Path(config.docs_dir) / src):
             other = File(src, config.docs_dir, config.site_dir, config.use_directory_urls)
             found[lang] = NotebookPage(create_i18n_file(other, lang, i18n.default_language, i18n.all_languages, config), config)
     return found

@@ -24,7 +24,9 @@ from typing import Any
 from urllib.parse import quote
 
 from ..records import Capture, write_atomic
+from ..snippets import read_source
 from .book import Entry, load_book
+from .escape import inert
 from .labels import label
 from .page_text import headings, strip_code, title
 from .settings import BookSettings
@@ -72,7 +74,7 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
             continue
         entry = book.get(value)
         capture = entry.shown if entry else None
-        source = entry.snippet.path.read_text(encoding="utf-8") if entry else f"# no snippet {value} (expected snippets/{value}.py)\n"
+        source = read_source(entry.snippet.path) if entry else f"# no snippet {value} (expected snippets/{value}.py)\n"
         if capture is not None:
             shown.append((value, capture))
         stem = re.sub(r"[^A-Za-z0-9-]", "-", value.rsplit("/", 1)[-1])
@@ -127,8 +129,9 @@ def _where(key: tuple[str, str, str], members: list[tuple[str, Capture]], lang: 
     dates = sorted({c.environment.captured_at[:10] for _, c in members})
     when = label("nb_date", lang, date=dates[0]) if len(dates) == 1 else label("nb_dates", lang, first=dates[0], last=dates[-1])
     cuda = {c.environment.cuda for _, c in members if c.environment.cuda}
-    extra = f" · CUDA {', '.join(sorted(cuda))}" if cuda else ""
-    return f"{name} · torch {torch}{extra} · {when}"
+    extra = f" · CUDA {', '.join(inert(c) for c in sorted(cuda))}" if cuda else ""
+    # Markdown cells render HTML (Jupyter, Colab, nbconvert): what a capture says is made inert
+    return f"{inert(name)} · torch {inert(torch)}{extra} · {inert(when)}"
 
 
 def _page_url(site_url: str, prefix: str, chapter: str) -> str:
@@ -199,6 +202,19 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None) -> dic
                                      site_url=settings.site_url, prefix=settings.url_prefix(lang))
         for lang, chapter, page in chapters(settings)
     }
+
+
+def problems(settings: BookSettings, book: dict[str, Entry]) -> list[str]:
+    """What would make a notebook wrong: a run of a snippet that does not exist, or one with no usable capture."""
+    found = []
+    for _, _, page in chapters(settings):
+        for kind, value, _ in outline(page.read_text(encoding="utf-8"))[1]:
+            entry = book.get(value) if kind == "run" else None
+            if kind == "run" and entry is None:
+                found.append(f"{page.relative_to(settings.root)}: [[kb:run {value}]]: no snippet {value} (expected snippets/{value}.py)")
+            elif entry is not None:
+                found += [f"{page.relative_to(settings.root)}: [[kb:run {value}]]: {p}" for p in entry.problems]
+    return found
 
 
 def generate_all(settings: BookSettings, book: dict[str, Entry] | None = None) -> list[Path]:

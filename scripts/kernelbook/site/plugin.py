@@ -9,14 +9,22 @@ Each build (and each language build of mkdocs-static-i18n) starts from a fresh
 :class:`BuildRun` in ``on_config``: nothing found by one build is seen by the next, so
 ``mkdocs serve`` rebuilds exactly as a new ``mkdocs build`` would. What is worth keeping
 across builds (drawn figures, rendered notebook pages) is kept on disk, keyed by content.
+
+A build changes nothing in ``docs/`` unless it succeeds: the chapter notebooks it makes
+are rendered from copies staged in the cache (the committed ``.ipynb`` is left alone),
+and written into ``docs/`` only at the very end of the whole build (every language
+built, no problem, no warning under ``strict``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import posixpath
 import re
 import shutil
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -26,7 +34,11 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
+from mkdocs.structure.files import File
 
+from ..errors import KernelbookError
+from ..freshness import check_inputs
+from ..records import write_atomic
 from . import notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
@@ -36,6 +48,10 @@ from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
+
+
+class BadInput(PluginError):
+    """A file the book cannot use (a snippet's name, bytes that are not UTF-8): `kernelbook build` exits 2."""
 
 
 class KernelbookConfig(Config):
@@ -73,6 +89,8 @@ class BuildRun:
     problems: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     counts: Counter = field(default_factory=Counter)
+    notebooks: dict[Path, bytes] = field(default_factory=dict)  # every chapter notebook as this build makes it
+    staged: dict[str, str] = field(default_factory=dict)  # docs/ path -> the staged copy rendered instead
     search: object | None = None  # material's search plugin, when each language gets its own index
 
     @cached_property
@@ -82,12 +100,15 @@ class BuildRun:
 
 class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     run: BuildRun | None = None
+    depth = 0  # builds under way: mkdocs-static-i18n builds each other language inside the first's on_post_build
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Defined so that ``mkdocs serve`` keeps this instance; each build still starts afresh."""
         self.run = None
+        self.depth = 0
 
     def on_config(self, config):
+        self.depth += 1
         try:
             settings = from_config(config, self.config)
         except ValueError as exc:
@@ -107,26 +128,31 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         return config
 
     def on_pre_build(self, config):
-        """Read the captures once; (re)write each chapter's notebook where it changed.
+        """Read the captures once; make each chapter's notebook, staging those that changed.
 
-        Before MkDocs lists the files, so a new notebook is a page of this very build; and
-        without touching unchanged files, so ``mkdocs serve`` does not rebuild in a loop.
+        A changed notebook is rendered from a copy in the cache; ``docs/`` is written only
+        once the whole build has succeeded (``_write_notebooks``).
         """
         run = self.run
         settings = run.settings
-        run.book = load_book(settings.root, settings.snippets_dir)
+        try:
+            check_inputs(settings.root, settings.snippets_dir)
+            run.book = load_book(settings.root, settings.snippets_dir)
+            planned = notebooks.planned(settings, run.book) if settings.notebooks else {}
+        except KernelbookError as exc:  # a snippet's name or bytes, a capture that cannot be read: one line
+            raise BadInput(f"kernelbook: {exc}") from None
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
             for note in entry.notes:
                 log.info("kernelbook: %s: %s", entry.snippet.id, note)
-        if not settings.notebooks:
-            return
+        run.notebooks = {path: notebooks.dumps(nb).encode("utf-8") for path, nb in planned.items()}
+        changed = [path for path, data in run.notebooks.items() if not _holds(path, data)]
         if settings.read_only:  # `kernelbook build --no-capture`: render what is committed
-            for path in notebooks.stale(settings, run.book):
+            for path in changed:
                 self._report(f"{_rel(path, settings.root)} is out of date with its page or captures; "
                              "run `kernelbook notebooks` and commit it")
             return
-        for path in notebooks.generate_all(settings, run.book):
-            log.info("kernelbook: wrote %s", _rel(path, settings.root))
+        for path in changed:
+            run.staged[os.path.normpath(path)] = str(_stage(settings.cache_dir / "notebooks" / "staged", run.notebooks[path]))
 
     def on_serve(self, server, config, builder):
         snippets = self.run.settings.root / self.run.settings.snippets_dir if self.run else None
@@ -134,9 +160,27 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             server.watch(str(snippets))  # a new capture or an edited snippet rebuilds the pages
         return server
 
+    @event_priority(100)  # before mkdocs-jupyter and mkdocs-static-i18n see the files
+    def _files_add_new_notebooks(self, files, config):
+        """A chapter's first notebook, not in docs/ yet, is a file of this build (rendered from its staged copy)."""
+        docs = Path(config.docs_dir)
+        for path in self.run.notebooks:
+            uri = path.relative_to(docs).as_posix()
+            if os.path.normpath(path) in self.run.staged and not path.exists() and files.get_file_from_path(uri) is None:
+                files.append(File(uri, config.docs_dir, config.site_dir, config.use_directory_urls))
+        return files
+
     @event_priority(-200)  # after mkdocs-static-i18n (-100): see notebook_pages.py
-    def on_files(self, files, config):
-        return notebook_pages.make_pages(files, config)
+    def _files_notebook_pages(self, files, config):
+        files = notebook_pages.make_pages(files, config, exists=lambda path: path.is_file() or path in self.run.notebooks)
+        staged = self.run.staged
+        for file in list(files):  # changed notebooks: rendered and offered from their staged copies
+            for one in (file, getattr(file, "download", None)):
+                if one is not None and one.abs_src_path and os.path.normpath(one.abs_src_path) in staged:
+                    one.abs_src_path = staged[os.path.normpath(one.abs_src_path)]
+        return files
+
+    on_files = CombinedEvent(_files_add_new_notebooks, _files_notebook_pages)
 
     @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
     def on_nav(self, nav, config, files):
@@ -244,7 +288,24 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")
 
-    on_post_build = CombinedEvent(_check_build, _split_search)
+
+    @event_priority(-1000)  # after every other plugin's, mkdocs-static-i18n's other-language builds included
+    def _post_build_write(self, config):
+        self.depth = max(0, self.depth - 1)
+        if self.depth == 0 and not self.run.settings.read_only and not _warned(config):
+            self._write_notebooks()
+
+    def on_build_error(self, error):
+        self.depth = max(0, self.depth - 1)  # a failed build writes nothing
+
+    def _write_notebooks(self) -> None:
+        """The whole build succeeded: the notebooks it rendered go into docs/, where they changed."""
+        for path, data in self.run.notebooks.items():
+            if not _holds(path, data):
+                write_atomic(path, data)
+                log.info("kernelbook: wrote %s", _rel(path, self.run.settings.root))
+
+    on_post_build = CombinedEvent(_check_build, _split_search, _post_build_write)
 
     # ------------------------------------------------------------ services for the directives
 
@@ -262,7 +323,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def _notebook_links(self, page, chapter: str, lang: str, ctx: Context, config) -> str:
         settings = self.run.settings
         folder = settings.pages(lang) / chapter
-        if not (folder / notebooks.NAME).is_file():
+        if not (folder / notebooks.NAME).is_file() and folder / notebooks.NAME not in self.run.notebooks:
             where = _rel(folder, settings.root)
             return ctx.error(f"[[kb:notebook {chapter}]]", f"no notebook {where}/{notebooks.NAME}: is there a "
                              f"{where}/index.md that runs snippets?")
@@ -282,6 +343,38 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if problem not in self.run.problems:
             self.run.problems.append(problem)
             log.error(problem)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _stage(folder: Path, data: bytes) -> Path:
+    """A notebook's bytes in the cache, under its own name (mkdocs-jupyter names the page after it).
+
+    Staged copies no build has used for ``notebook_cache.KEEP_DAYS`` are removed.
+    """
+    path = folder / hashlib.sha256(data).hexdigest()[:16] / notebooks.NAME
+    if _holds(path, data):
+        path.touch()
+        return path
+    cutoff = time.time() - notebook_cache.KEEP_DAYS * 86400
+    for old in folder.glob(f"*/{notebooks.NAME}") if folder.is_dir() else ():
+        if old.stat().st_mtime < cutoff:
+            shutil.rmtree(old.parent, ignore_errors=True)
+    write_atomic(path, data)
+    return path
+
+
+def _warned(config) -> bool:
+    """A warning was logged in a strict build: MkDocs aborts it right after the last on_post_build."""
+    from mkdocs.utils import CountHandler
+
+    return bool(config.strict) and any(isinstance(h, CountHandler) and h.get_counts()
+                                       for h in logging.getLogger("mkdocs").handlers)
 
 
 def _material_search(config):

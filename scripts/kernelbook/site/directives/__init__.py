@@ -19,6 +19,8 @@ error naming the page and the text.
 
 from __future__ import annotations
 
+import re
+
 from ..page_text import FENCE
 from . import claims, data, environment, instructors, predict, run, services  # noqa: F401 - each registers its directives
 from .context import Context
@@ -29,22 +31,38 @@ __all__ = ["REGISTRY", "Context", "Directive", "Registry", "block", "fence", "in
 
 
 def render_page(markdown: str, ctx: Context, registry: Registry = REGISTRY) -> str:
-    """The page with every directive outside code replaced by what it renders."""
+    """The page with every directive outside code replaced by what it renders.
+
+    What a directive renders is never read again for directives: captured output that
+    prints ``[[kb:...]]`` is shown as written, not run (each rendering waits behind a
+    placeholder until the whole page is done).
+    """
+    rendered: list[str] = []
     out, last = [], 0
     for code in FENCE.finditer(markdown):  # code blocks show directives as written
-        out += [_render_prose(markdown[last:code.start()], ctx, registry), code.group(0)]
+        out += [_render_prose(markdown[last:code.start()], ctx, registry, rendered), code.group(0)]
         last = code.end()
-    return "".join(out + [_render_prose(markdown[last:], ctx, registry)])
+    page = "".join(out + [_render_prose(markdown[last:], ctx, registry, rendered)])
+    return _PLACEHOLDER.sub(lambda m: rendered[int(m.group(1))], page)
 
 
-def _render_prose(markdown: str, ctx: Context, registry: Registry) -> str:
+# Python-Markdown keeps its own placeholders between STX and ETX too; these never reach
+# it, since every one is put back before the page is handed on.
+_PLACEHOLDER = re.compile("\x02kb(\\d+)\x03")
+
+
+def _render_prose(markdown: str, ctx: Context, registry: Registry, rendered: list[str]) -> str:
+    def keep(text: str) -> str:
+        rendered.append(text)
+        return f"\x02kb{len(rendered) - 1}\x03"
+
     def block_(match):
         d = registry.read_block(match)
-        return registry.blocks[d.name].render(d, ctx)
+        return keep(registry.blocks[d.name].render(d, ctx))
 
     def inline_(match):
         d = registry.read_inline(match)
-        return registry.inlines[d.name].render(d, ctx)
+        return keep(registry.inlines[d.name].render(d, ctx))
 
     markdown = registry.block_pattern().sub(block_, markdown)
     markdown = registry.inline_pattern().sub(inline_, markdown)

@@ -9,9 +9,8 @@ function in ``site/claims.py``.
 
 from __future__ import annotations
 
-import html
-
 from .. import claims
+from ..escape import inert
 from ..labels import label
 from .context import Context
 from .registry import REGISTRY, Directive
@@ -54,12 +53,12 @@ def inline_value(reading: claims.Reading, ctx: Context) -> str:
     """The claim's value as inline HTML: code for kernel names and strings, a placeholder when unchecked."""
     claim = reading.claim
     if reading.capture is None:
-        return f'<span class="kb-value kb-needs-capture" title="{claim.scope}">{html.escape(needs_capture(claim.scope, ctx.lang))}</span>'
+        return f'<span class="kb-value kb-needs-capture" title="{claim.scope}">{inert(needs_capture(claim.scope, ctx.lang))}</span>'
     got = reading.value
-    text = html.escape(claims.format_value(claim, got, ctx.lang))
-    device = html.escape(reading.capture.device)
+    text = inert(claims.format_value(claim, got, ctx.lang))  # what a capture says is never markup: escape.py
+    device = inert(reading.capture.device)
     if claims.KINDS[claim.kind].code:
-        return f'<code class="kb-kernel" title="{html.escape(got)}">{text}</code>'
+        return f'<code class="kb-kernel" title="{inert(got)}">{text}</code>'
     if isinstance(got, str) and claim.kind == "value":  # a string the snippet stored: code, as written
         return f'<code class="kb-value" title="{device}">{text}</code>'
     return f'<span class="kb-value" title="{device}">{text}</span>'

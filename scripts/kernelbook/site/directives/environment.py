@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 
 from ..book import Entry
+from ..escape import inert
 from ..labels import label
 from .context import Context
 from .registry import Directive, block
@@ -23,8 +23,8 @@ def environment(book: Mapping[str, Entry], lang: str) -> str:
         for capture in entry.fresh:
             env = capture.environment
             rows.append(
-                f"<tr><td><code>{html.escape(entry.snippet.id)}</code></td><td>{html.escape(env.device_name)}</td>"
-                f"<td>{html.escape(env.torch)}</td><td>{html.escape(env.captured_at.replace('T', ' ').replace('Z', ''))}</td></tr>"
+                f"<tr><td><code>{inert(entry.snippet.id)}</code></td><td>{inert(env.device_name)}</td>"
+                f"<td>{inert(env.torch)}</td><td>{inert(env.captured_at.replace('T', ' ').replace('Z', ''))}</td></tr>"
             )
     n = len(book)
     summary = label("env_summary", lang, n=n, cuda=sum(1 for e in book.values() if e.cuda), cpu=sum(1 for e in book.values() if e.cpu))

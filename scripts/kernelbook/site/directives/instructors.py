@@ -11,6 +11,7 @@ import html
 from dataclasses import dataclass
 
 from .. import claims, objectives
+from ..escape import inert
 from ..labels import label
 from ..page_text import PageText, headings, strip_code, title
 from .context import Context
@@ -85,7 +86,7 @@ def device_checks(d: Directive, ctx: Context) -> str:
             if capture is not None:
                 checked += 1
                 env = capture.environment
-                status = label("dc_checked", ctx.lang, device=_safe(env.device_name), torch=_safe(env.torch), date=_safe(env.captured_at[:10]))
+                status = label("dc_checked", ctx.lang, device=inert(env.device_name), torch=inert(env.torch), date=inert(env.captured_at[:10]))
             else:
                 status = label("dc_unchecked", ctx.lang, device=device)
             url = item.page.url + (f"#{item.anchor}" if item.anchor else "")

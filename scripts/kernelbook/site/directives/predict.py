@@ -16,11 +16,12 @@ failing check fails the build naming the page and the question.
 from __future__ import annotations
 
 from .. import claims
+from ..escape import inert
 from ..labels import label
 from .claims import evaluate, needs_capture
 from .context import Context
 from .registry import Directive, block
-from .run import indent, plain, provenance_text
+from .run import indent, provenance_text
 
 
 def claim_of(d: Directive) -> claims.Claim:
@@ -79,5 +80,5 @@ def _answer(reading: claims.Reading, lang: str) -> list[str]:
     if claims.KINDS[claim.kind].sessions and len(reading.capture.sessions) > 1 and not claim.is_range:
         index = claim.session if claim.session is not None else -1
         where = label("answer_session", lang, i=range(len(reading.capture.sessions))[index] + 1, n=len(reading.capture.sessions))
-    shown = f"<code>{plain(value)}</code>" if claims.KINDS[claim.kind].code or isinstance(reading.value, str) else f"<strong>{plain(value)}</strong>"
-    return [label("answer_value", lang, value=shown) + plain(where), f'{{: .kb-answer data-device="{reading.capture.device}" }}']
+    shown = f"<code>{inert(value)}</code>" if claims.KINDS[claim.kind].code or isinstance(reading.value, str) else f"<strong>{inert(value)}</strong>"
+    return [label("answer_value", lang, value=shown) + inert(where), f'{{: .kb-answer data-device="{reading.capture.device}" }}']

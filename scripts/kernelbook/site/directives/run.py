@@ -1,4 +1,4 @@
-"""``[[kb:run SNIPPET]]``: an executed example. Everything a capture says is HTML-escaped here.
+"""``[[kb:run SNIPPET]]``: an executed example. Everything a capture says is made inert here (``escape.inert``).
 
 The snippet's code (included from its file), its output, the kernels its last profiling
 session launched, and where and when it ran; CUDA and CPU tabs when both captures are fresh,
@@ -13,7 +13,9 @@ from typing import Callable
 
 from ...kernel_names import short_name
 from ...records import Capture
+from ...snippets import read_source
 from ..book import Entry
+from ..escape import inert
 from ..labels import label
 from ..units import format_seconds
 from .context import Context
@@ -31,7 +33,7 @@ def run(d: Directive, ctx: Context) -> str:
 
 def example(entry: Entry, ctx: Context) -> str:
     lang = ctx.lang
-    code = entry.snippet.path.read_text(encoding="utf-8")
+    code = read_source(entry.snippet.path)
     parts = [f'<div class="kb-example" id="kb-{_slug(entry.snippet.id)}" markdown>', "",
              fence(code, f'python title="snippets/{entry.snippet.id}.py"'), ""]
     for capture in entry.fresh:
@@ -81,8 +83,8 @@ def kernel_table(capture: Capture, lang: str) -> str:
         caption += " — " + label("session", lang, i=len(capture.sessions), n=len(capture.sessions))
     rows = []
     for k in session.kernels:
-        name = html.escape(k.name)
-        short = html.escape(short_name(k.name))
+        name = inert(k.name)
+        short = inert(short_name(k.name))
         cell = short if short == name else (
             f'<details><summary><code>{short}</code></summary><code class="kb-fullname" title="{html.escape(label("full_name", lang))}">{name}</code></details>'
         )
@@ -106,22 +108,18 @@ def provenance(capture: Capture, lang: str) -> str:
 def provenance_text(capture: Capture, lang: str) -> str:
     """The provenance line's text: escaped for HTML and for Markdown, so it can sit in either."""
     env = capture.environment
-    bits = [plain(env.device_name)]
+    bits = [inert(env.device_name)]
     if env.compute_capability:
-        bits.append(f"sm {plain(env.compute_capability)}")
-    bits.append(f"torch {plain(env.torch)}")
+        bits.append(f"sm {inert(env.compute_capability)}")
+    bits.append(f"torch {inert(env.torch)}")
     if env.cuda:
-        bits.append(f"CUDA {plain(env.cuda)}")
-    bits.append(plain(env.captured_at.replace("T", " ").replace("Z", " UTC")))
+        bits.append(f"CUDA {inert(env.cuda)}")
+    bits.append(inert(env.captured_at.replace("T", " ").replace("Z", " UTC")))
     bits.append(f'{label("wall", lang)} {format_seconds(capture.wall_time_s)}')
     if env.git_commit:
-        bits.append(f'{label("commit", lang)} <code>{plain(env.git_commit)}</code>')
+        bits.append(f'{label("commit", lang)} <code>{inert(env.git_commit)}</code>')
     return f'{label("ran_on", lang)}: {" · ".join(bits)}'
 
-
-def plain(text: str) -> str:
-    """Text that neither HTML nor Markdown reads as markup."""
-    return re.sub(r"[*_`\\[\]]", lambda m: f"&#{ord(m.group(0))};", html.escape(text))
 
 
 # ---------------------------------------------------------------- helpers

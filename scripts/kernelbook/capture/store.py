@@ -1,0 +1,179 @@
+"""The tree's captures folders, written safely: one writer at a time, each capture whole. Stdlib only.
+
+* :func:`tree_lock`: ``kernelbook capture`` and ``merge`` hold ``.kernelbook/capture.lock``
+  while they decide what to write and write it; a second one waits, saying for whom.
+* :func:`install`: a capture and its trace sidecars as one unit: every file written under
+  a temporary name first, then renamed into place, traces first and the capture JSON last
+  (so a capture only ever names traces that exist), then the sidecars it no longer names
+  removed.
+* :class:`Guard`: the captures folders as kernelbook last left them; a snippet that changed
+  them while it ran is caught, and what it changed is put back.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..records import temp_beside
+from ..snippets import CAPTURE_DIR
+
+LOCK = Path(".kernelbook") / "capture.lock"
+
+
+@contextmanager
+def tree_lock(root: Path, log: TextIO, what: str) -> Iterator[None]:
+    """Hold the tree's capture lock while inside; wait (saying so) while another run holds it."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock (kernelbook capture itself needs POSIX process groups)
+        yield
+        return
+    path = root / LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            holder = os.pread(fd, 200, 0).decode("utf-8", errors="replace").strip() or "another run"
+            print(f"waiting for {holder} to finish: it holds {path}", file=log, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # Ctrl-C still interrupts the wait
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"`{what}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def install(folder: Path, files: list[tuple[str, bytes]], sidecars: Iterable[Path] = (), guard: Guard | None = None) -> bool:
+    """Put ``files`` (traces first, the capture JSON last) into ``folder`` as one unit; True when anything changed.
+
+    ``sidecars``: the trace files of this snippet × device there now; those not among
+    ``files`` are removed, after the capture that stopped naming them is in place.
+    """
+    keep = {name for name, _ in files}
+    changed = [(name, data) for name, data in files if not _holds(folder / name, data)]
+    stale = [p for p in sidecars if p.name not in keep]
+    with guard.lock if guard else _nothing():
+        written: list[tuple[Path, Path]] = []
+        try:
+            for name, data in changed:
+                written.append((temp_beside(folder / name, data), folder / name))
+            for temp, target in written:
+                os.replace(temp, target)
+        except BaseException:
+            for temp, _ in written:
+                temp.unlink(missing_ok=True)
+            raise
+        for old in stale:
+            old.unlink(missing_ok=True)
+        if guard is not None:
+            guard.expect([folder / name for name, _ in changed], stale)
+    return bool(changed or stale)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.is_file() and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+# ---------------------------------------------------------------- the captures folders while snippets run
+
+
+@dataclass(frozen=True)
+class _Seen:
+    signature: tuple[int, int, int, int, int]  # type, size, inode, mtime, ctime: any write or rename changes one
+    data: bytes | None  # a regular file's bytes, to put back
+
+
+class Guard:
+    """Everything in ``snippets/*/captures/`` as kernelbook last left it, to catch a snippet writing there."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.lock = threading.RLock()
+        self.entries = {path: _seen(path) for path in self._present()}
+
+    def _present(self) -> set[Path]:
+        """Every entry (files, links, folders, FIFOs...) in every captures folder; links are not followed."""
+        found = set()
+        for folder in (self.root / "snippets").glob(f"*/{CAPTURE_DIR}"):
+            found.add(folder)
+            if folder.is_dir() and not folder.is_symlink():
+                found.update(folder.iterdir())
+        return found
+
+    def expect(self, written: list[Path], removed: list[Path]) -> None:
+        """What kernelbook itself just wrote and removed (called by :func:`install`)."""
+        with self.lock:
+            for path in written:
+                self.entries[path] = _seen(path)
+                self.entries.setdefault(path.parent, _seen(path.parent))
+            for path in removed:
+                self.entries.pop(path, None)
+
+    def restore(self) -> list[str]:
+        """Put back everything changed, added or removed since; what was put back, e.g. "x.cpu.json (changed)"."""
+        with self.lock:
+            found = []
+            for path in sorted(self._present() - set(self.entries), key=lambda p: len(p.parts)):
+                _remove(path)
+                found.append((path, "added"))
+            for path, seen in sorted(self.entries.items(), key=lambda item: len(item[0].parts)):  # folders first
+                try:
+                    now = _seen(path, read=False).signature
+                except OSError:
+                    now = None
+                if now is None:
+                    found.append((path, "removed"))
+                elif now != seen.signature and (seen.data is not None or now[0] != seen.signature[0]):
+                    found.append((path, "changed"))  # a folder's times change with its files: only its type counts
+                else:
+                    continue
+                if seen.data is not None:
+                    _remove(path)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(temp_beside(path, seen.data), path)
+                elif stat.S_ISDIR(seen.signature[0]):
+                    if now is not None:
+                        _remove(path)
+                    path.mkdir(parents=True, exist_ok=True)
+                else:  # a FIFO or the like that was there before: nothing to put back but its absence
+                    self.entries.pop(path)
+                    continue
+                self.entries[path] = _seen(path)
+            return [f"{path.relative_to(self.root)} ({how})" for path, how in found]
+
+
+def _seen(path: Path, read: bool = True) -> _Seen:
+    info = path.lstat()
+    regular = stat.S_ISREG(info.st_mode)
+    data = path.read_bytes() if read and regular else None
+    return _Seen((stat.S_IFMT(info.st_mode), info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns), data)
+
+
+def _remove(path: Path) -> None:
+    """Whatever is at ``path`` (a link itself, never what it points to)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
