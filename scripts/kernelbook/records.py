@@ -152,7 +152,7 @@ SNIPPET_ID = re.compile(r"[a-z0-9_]+/[a-z0-9_]+")
 TRACE_NAME = re.compile(r"[a-z0-9_]+\.(cuda|cpu)\.trace\d+\.json\.gz")
 CAPTURED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SOURCE_HASH = re.compile(r"[0-9a-f]{64}")
-EVENT_KINDS = ("kernel", "launch", "op")
+EVENT_KINDS = ("kernel", "launch", "op", "region", "graph", "eager")  # capture/kernels.py says which is which
 MAX_CAPTURE_BYTES = 64 * MiB  # stdout and stderr are capped at capture; this is far above any real capture
 
 
