@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH 
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"
 CHAPTER = {"ja": "/ch01/", "en": "/en/ch01/"}
 CHAPTERS = ("ch01", "ch03")  # the chapters whose pages the layout and screenshot tests look at
+FULL_PAGE_MS = 120_000  # a full-page screenshot of a long Japanese chapter: tens of seconds on a loaded 2-core machine
 
 
 def chapter_url(lang: str, chapter: str) -> str:
@@ -534,7 +535,7 @@ def test_dark_mode_on_a_phone_does_not_widen_the_page(browser, site_url, lang, c
     with open_page(browser, color_scheme="dark", viewport={"width": 375, "height": 812}) as w:
         load(w, site_url + url)
         got = w.page.evaluate(_OVERFLOW)
-        w.page.screenshot(path=str(screenshots / f"{chapter}-{lang}-dark-375.png"), full_page=True)
+        w.page.screenshot(path=str(screenshots / f"{chapter}-{lang}-dark-375.png"), full_page=True, timeout=FULL_PAGE_MS)
         assert got["scheme"] == "slate", f"dark colour scheme not applied: {got['scheme']}"
         content, page = got["content"], got["page"]
         assert content[0] <= content[1] + 1, f"{url}: the main text overflows sideways at 375 px ({content}); too wide: {got['wide']}"
@@ -588,7 +589,7 @@ def test_screenshot_of_the_chapter_shows_its_examples_panels_figures_and_questio
         assert w.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
         seen = w.page.evaluate(_SEEN)
         out = screenshots / f"{chapter}-{lang}-light-{width}.png"
-        w.page.screenshot(path=str(out), full_page=True)
+        w.page.screenshot(path=str(out), full_page=True, timeout=FULL_PAGE_MS)
     ids = [f"kb-{s.replace('/', '-').replace('_', '-')}" for s in _ran_on_the_page(lang, chapter)]
     assert [x["id"] for x in seen["examples"]] == ids and len(ids) == want["runs"] >= AT_LEAST[chapter]["runs"]
     for x in seen["examples"]:
