@@ -14,6 +14,7 @@ hostile string must still be shown, as text.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -81,6 +82,12 @@ def hostile_book(dest: Path) -> Path:
         path.with_name(path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(cuda, ensure_ascii=False), encoding="utf-8")
         for name in raw["trace_files"]:
             shutil.copy2(path.with_name(name), path.with_name(name.replace(".cpu.", ".cuda.")))
+    # The CUDA twins carry CPU numbers, so the chapter's GPU-only claims would fail on them
+    # and stop the build: they are kept (their pages and the instructors' list still show
+    # the twins' provenance) with a condition any number meets.
+    for page in sorted((root / "docs").glob("*/ch*/index.md")):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r"@cuda\s*(==|>=|<=|<|>)\s*[0-9.]+", "@cuda >= 0", text), encoding="utf-8")
     for lang in ("ja", "en"):
         write(root / "docs" / lang / "hostile.md", HOSTILE_PAGE.format(lang=lang))
     return root
@@ -158,8 +165,9 @@ def test_figures_svg_text_is_inert(hostile_site):
 
     _, site = hostile_site
     soup = BeautifulSoup((site / "en/ch01/index.html").read_text(encoding="utf-8"), "html.parser")
+    assert len(soup.select("figure.kb-figure")) == 3
     figures = soup.select("figure.kb-figure svg")
-    assert len(figures) == 3
+    assert len(figures) == 6  # each figure is drawn twice: a wide and a narrow layout
     for svg in figures:
         assert injected(str(svg)) == []
     assert any(VISIBLE in svg.get_text() or "kbpwn" in svg.get_text() for svg in figures)
