@@ -68,7 +68,8 @@ class Watched:
 
 
 def watch(page) -> Watched:
-    page.set_default_timeout(30_000)  # a full-page screenshot of a long chapter takes seconds on a busy 2-core machine
+    # A full-page screenshot of a long chapter takes more than 10 s on a loaded 2-core machine.
+    page.set_default_timeout(60_000)
     w = Watched(page)
     # The search worker's console messages arrive here too.
     page.on("console", lambda m: (w.errors if m.type == "error" else w.warnings if m.type == "warning" else []).append(f"console.{m.type}: {m.text}"))

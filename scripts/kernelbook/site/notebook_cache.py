@@ -20,12 +20,14 @@ import contextlib
 import hashlib
 import importlib.metadata
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
 from ..records import write_atomic
+from .notebooks import NAME
 
 FORMAT = 1  # bump when what an entry holds changes
 KEEP_DAYS = 14
@@ -131,3 +133,30 @@ def _prune(folder: Path) -> None:
                 old.unlink()
         except OSError:
             pass
+
+
+# ---------------------------------------------------------------- staged notebooks
+
+def holds(path: Path, data: bytes) -> bool:
+    """The file at path holds exactly data (False when it cannot be read)."""
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def stage(folder: Path, data: bytes) -> Path:
+    """A notebook's bytes in the cache, under its own name (mkdocs-jupyter names the page after it).
+
+    Staged copies no build has used for :data:`KEEP_DAYS` are removed.
+    """
+    path = folder / hashlib.sha256(data).hexdigest()[:16] / NAME
+    if holds(path, data):
+        path.touch()
+        return path
+    cutoff = time.time() - KEEP_DAYS * 86400
+    for old in folder.glob(f"*/{NAME}") if folder.is_dir() else ():
+        if old.stat().st_mtime < cutoff:
+            shutil.rmtree(old.parent, ignore_errors=True)
+    write_atomic(path, data)
+    return path

@@ -18,13 +18,11 @@ built, no problem, no warning under ``strict``).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import posixpath
 import re
 import shutil
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -145,14 +143,14 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             for note in entry.notes:
                 log.info("kernelbook: %s: %s", entry.snippet.id, note)
         run.notebooks = {path: notebooks.dumps(nb).encode("utf-8") for path, nb in planned.items()}
-        changed = [path for path, data in run.notebooks.items() if not _holds(path, data)]
+        changed = [path for path, data in run.notebooks.items() if not notebook_cache.holds(path, data)]
         if settings.read_only:  # `kernelbook build --no-capture`: render what is committed
             for path in changed:
                 self._report(f"{_rel(path, settings.root)} is out of date with its page or captures; "
                              "run `kernelbook notebooks` and commit it")
             return
         for path in changed:
-            run.staged[os.path.normpath(path)] = str(_stage(settings.cache_dir / "notebooks" / "staged", run.notebooks[path]))
+            run.staged[os.path.normpath(path)] = str(notebook_cache.stage(settings.cache_dir / "notebooks" / "staged", run.notebooks[path]))
 
     def on_serve(self, server, config, builder):
         snippets = self.run.settings.root / self.run.settings.snippets_dir if self.run else None
@@ -301,7 +299,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def _write_notebooks(self) -> None:
         """The whole build succeeded: the notebooks it rendered go into docs/, where they changed."""
         for path, data in self.run.notebooks.items():
-            if not _holds(path, data):
+            if not notebook_cache.holds(path, data):
                 write_atomic(path, data)
                 log.info("kernelbook: wrote %s", _rel(path, self.run.settings.root))
 
@@ -343,30 +341,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if problem not in self.run.problems:
             self.run.problems.append(problem)
             log.error(problem)
-
-
-def _holds(path: Path, data: bytes) -> bool:
-    try:
-        return path.read_bytes() == data
-    except OSError:
-        return False
-
-
-def _stage(folder: Path, data: bytes) -> Path:
-    """A notebook's bytes in the cache, under its own name (mkdocs-jupyter names the page after it).
-
-    Staged copies no build has used for ``notebook_cache.KEEP_DAYS`` are removed.
-    """
-    path = folder / hashlib.sha256(data).hexdigest()[:16] / notebooks.NAME
-    if _holds(path, data):
-        path.touch()
-        return path
-    cutoff = time.time() - notebook_cache.KEEP_DAYS * 86400
-    for old in folder.glob(f"*/{notebooks.NAME}") if folder.is_dir() else ():
-        if old.stat().st_mtime < cutoff:
-            shutil.rmtree(old.parent, ignore_errors=True)
-    write_atomic(path, data)
-    return path
 
 
 def _warned(config) -> bool:
