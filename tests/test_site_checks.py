@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MKDOCS_ENV, book_settings, cli_env, copy_project, mkdocs_build
+from conftest import MKDOCS_ENV, ROOT, book_settings, cli_env, copy_project, mkdocs_build
 
 CAPTURE = "snippets/ch01/captures/eager_profile.cpu.json"
 
@@ -212,15 +212,22 @@ def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_s
         links = page(url).select("a.md-footer__link")
         return {kind: urljoin(url, a["href"]) for a in links for kind in ("prev", "next") if f"md-footer__link--{kind}" in a["class"]}
 
+    # the chapters in the navigation's order (mkdocs.yml: "- chNN/index.md", each followed by its notebook)
+    names = re.findall(r"^  - (ch\d+)/index\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert names[:1] == ["ch01"] and len(names) >= 2, names
     for lang in ("", "en/"):
-        home, chapter, notebook, instructors = f"/{lang}", f"/{lang}ch01/", f"/{lang}ch01/notebook/", f"/{lang}instructors/"
-        assert footer(home) == {"next": chapter}
-        assert footer(chapter) == {"prev": home, "next": instructors}
-        assert footer(notebook) == {"prev": chapter, "next": instructors}
-        assert footer(instructors) == {"prev": chapter}
-        soup = page(chapter)
-        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select("nav.md-nav--primary a.md-nav__link")}
-        assert notebook in {urljoin(chapter, a["href"]) for a in soup.select(".kb-notebook a")}
+        home, instructors = f"/{lang}", f"/{lang}instructors/"
+        chapters = [f"/{lang}{name}/" for name in names]
+        assert footer(home) == {"next": chapters[0]}
+        for i, chapter in enumerate(chapters):
+            after = chapters[i + 1] if i + 1 < len(chapters) else instructors
+            notebook = chapter + "notebook/"
+            assert footer(chapter) == {"prev": chapters[i - 1] if i else home, "next": after}
+            assert footer(notebook) == {"prev": chapter, "next": after}
+            soup = page(chapter)
+            assert notebook in {urljoin(chapter, a["href"]) for a in soup.select("nav.md-nav--primary a.md-nav__link")}
+            assert notebook in {urljoin(chapter, a["href"]) for a in soup.select(".kb-notebook a")}
+        assert footer(instructors) == {"prev": chapters[-1]}
 
 
 # ---------------------------------------------------------------- device-scoped claims, broken on purpose
