@@ -176,6 +176,8 @@ def test_contains_reads_strings_and_lists_of_strings(snippet):
 @pytest.mark.parametrize("key, value, shown", [
     ("copy_bandwidth_bytes_per_s", 3.9e12, "3.9 TB/s"),
     ("peak_flop_per_s", 3.12e14, "312 TFLOP/s"),
+    ("copy.bytes_per_s", 1.21e10, "12 GB/s"),  # a key that is the unit itself: not seconds
+    ("flop_per_s", 5.41e10, "54.1 GFLOP/s"),
     ("tmp_bytes", 4 * 2**20, "4 MiB"),
     ("hit_share", 0.853, "85%"),
     ("eager_s", 3.4e-3, "3.40 ms"),
@@ -183,7 +185,13 @@ def test_contains_reads_strings_and_lists_of_strings(snippet):
     ("speedup", 1.23456, "1.23"),
 ])
 def test_values_are_written_by_their_keys_suffix_in_both_languages(snippet, key, value, shown):
-    cpu = capture("cpu", data={key: value})
+    data: dict = {}
+    *outer, last = key.split(".")
+    inner = data
+    for part in outer:
+        inner = inner.setdefault(part, {})
+    inner[last] = value
+    cpu = capture("cpu", data=data)
     for lang in ("en", "ja"):
         out, ctx = page(f"[[kb:value ch09/toy {key}]]", book(snippet, cpu), lang)
         assert ctx.errors == [] and f">{shown}</span>" in out

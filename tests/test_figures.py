@@ -1,4 +1,5 @@
-"""figures.py: the book's figures as inline SVG, in both languages, from captures."""
+"""figures.py: every figure as inline SVG, in both languages, from captures; chapter 1's figures in detail
+(chapter 2's: test_figures_ch02.py)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,16 @@ SVG = "{http://www.w3.org/2000/svg}"
 EAGER, COMPILED, SWEEP = "ch01/eager_profile", "ch01/compiled_profile", "ch01/size_sweep"
 
 
-def committed_cpu() -> dict[str, Capture]:
-    """Every committed CPU capture of the book, by snippet id."""
-    return {c.snippet: c for c in (records.load(p) for p in sorted(ROOT.glob("snippets/*/captures/*.cpu.json")))}
+def committed_cpu(snippet: str) -> Capture:
+    """The committed CPU capture of ``snippet`` ("ch01/size_sweep")."""
+    chapter, stem = snippet.split("/")
+    return records.load(ROOT / "snippets" / chapter / "captures" / f"{stem}.cpu.json")
 
 
 @pytest.fixture(scope="module")
 def cpu() -> dict[str, Capture]:
-    """The committed CPU captures, as the pages show them when no CUDA capture is fresh."""
-    return committed_cpu()
+    """The committed CPU captures every figure reads, as the page shows them when no CUDA capture is fresh."""
+    return {snippet: committed_cpu(snippet) for kind in figures.KINDS.values() for snippet in kind.needs}
 
 
 def fake(snippet: str, device: str, events=(), data=None, stdout: str = "", launches: int | None = None) -> Capture:
@@ -184,6 +186,9 @@ def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
         ("traffic", ["転送", "GPU メモリ", "GPU チップ"], ["transfers", "GPU memory", "GPU chip"]),
         ("timeline", ["カーネル", "CPU カーネル", "プロファイル開始からの時間 (µs)"], ["kernels", "CPU kernels", "time since the profile started (µs)"]),
         ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "単純なコピー"], ["elements", "time per call", "effective bandwidth", "plain copy"]),
+        ("copy_roof", ["キャッシュ", "対数目盛", "Python のループから"], ["cache", "log scale", "from a Python loop"]),
+        ("roofline", ["算術強度", "メモリ律速", "演算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
+        ("cos_chain", ["イーガー", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
         ("regions", ["コンパイル済み領域", "グラフ間の演算", "グラフブレーク 1 個"], ["compiled regions", "ops between graphs", "1 graph break"]),
         ("overhead", ["GPU のキャプチャが必要"], ["GPU capture needed"]),  # a CPU capture: the placeholder
     ],
@@ -200,7 +205,7 @@ def test_labels_are_translated(cpu, name, ja, en):
 
 @pytest.mark.parametrize("name", figures.FIGURES)
 def test_output_is_deterministic(cpu, name):
-    reloaded = committed_cpu()
+    reloaded = {k: committed_cpu(k) for k in cpu}
     for lang in figures.LANGS:
         assert figures.figure(name, lang, cpu) == figures.figure(name, lang, cpu) == figures.figure(name, lang, reloaded)
 

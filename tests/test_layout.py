@@ -66,6 +66,8 @@ def modules(folder: Path) -> list[Path]:
 
 
 def test_the_two_halves_are_packages():
+    assert (PACKAGE / "review" / "__init__.py").is_file()  # and kernelbook diff, which reads both halves' data
+
     assert (PACKAGE / "capture" / "__init__.py").is_file() and (PACKAGE / "site" / "__init__.py").is_file()
     assert (PACKAGE / "site" / "figures" / "__init__.py").is_file() and (PACKAGE / "site" / "directives" / "__init__.py").is_file()
 
@@ -80,7 +82,26 @@ def test_capture_never_imports_mkdocs_or_the_site_half(path):
     assert offending(path, RENDERING | {"kernelbook.site"}) == []
 
 
-SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py"]
+SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py",
+          "changes.py", "validation.py", "files.py"]
+# What review/ may read of the site half: the claims and how numbers are written, which import no mkdocs.
+PURE_SITE = {"kernelbook.site", "kernelbook.site.claims", "kernelbook.site.units"}
+
+
+@pytest.mark.parametrize("path", modules(PACKAGE / "review"), ids=lambda p: module_name(p))
+def test_review_imports_neither_torch_nor_mkdocs_nor_the_capture_half(path):
+    """`kernelbook diff` runs with the standard library alone (the workflow's propose job has no venv)."""
+    assert offending(path, RENDERING | {"torch", "triton", "kernelbook.capture"}) == []
+    site = {m for m in imports(path) if m == "kernelbook.site" or m.startswith("kernelbook.site.")}
+    assert site <= PURE_SITE | {f"{m}.{name}" for m in PURE_SITE for name in ("claims", "units", "by_key", "format_seconds")}, site
+
+
+@pytest.mark.parametrize("name", ["claims.py", "units.py", "__init__.py"])
+def test_what_review_reads_of_the_site_is_pure(name):
+    found = imports(PACKAGE / "site" / name)
+    assert offending(PACKAGE / "site" / name, RENDERING | {"torch", "kernelbook.capture"}) == []
+    assert {m for m in found if m.startswith("kernelbook.site.")} <= PURE_SITE | {"kernelbook.site.units.by_key",
+            "kernelbook.site.units.format_ratio", "kernelbook.site.units.format_seconds"}, found
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -141,3 +162,22 @@ def test_capture_runs_where_only_torch_is_installed(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "needs mkdocs" in done.stderr and "not installed on this image" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_diff_runs_with_the_standard_library_alone(tmp_path):
+    """`PYTHONPATH=scripts python3 -m kernelbook diff`, as the GPU workflow's propose job runs it: no torch, no mkdocs."""
+    from test_diff import capture, put
+
+    shadow = _bare(tmp_path)
+    for name in ("torch", "triton"):
+        write(shadow / name / "__init__.py", f'raise ImportError("{name} is not installed here")\n')
+    old, new = tmp_path / "old", tmp_path / "new"
+    put(old, capture(sessions=((("aten::add", 2, 10.0),),)))
+    put(new, capture(sessions=((("aten::mul", 2, 10.0),),)))
+    root = make_project(tmp_path / "book")
+    write(root / "docs/en/ch01/index.md", "# One\n[[kb:launches ch01/a == 2]] launches.\n")
+    env = cli_env(PYTHONPATH=f"{SCRIPTS}:{shadow}")
+    done = subprocess.run([sys.executable, "-m", "kernelbook", "diff", str(old), str(new), "--format", "markdown"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "- **ch01/a** (cuda): `aten::add` → `aten::mul`, 2 → 2 launches" in done.stdout

@@ -7,6 +7,7 @@ snippets take a moment each (no torch.compile).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.resources
 import json
 import os
@@ -20,6 +21,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, cli_env, make_project, run_cli, write
+from kernelbook.changes import summarize
 from kernelbook.records import load
 from kernelbook.snippets import discover, shard
 
@@ -217,7 +219,7 @@ def test_gpu_workflow_regenerates_the_notebooks_and_proposes_them_with_the_captu
     # propose: the artifact's notebooks go into the tree and into the pull request
     download, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("actions/download-artifact@"))
     assert step["with"]["name"] == "refreshed-captures"
-    put, step = _step(doc, "propose", lambda s: "notebook" in s.get("run", ""))
+    put, step = _step(doc, "propose", lambda s: s.get("name") == "Put the regenerated notebooks into the tree")
     pr, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("peter-evans/create-pull-request@"))
     assert download < put < pr
     paths = step["with"]["add-paths"].split()
@@ -262,7 +264,7 @@ def test_gpu_workflow_scripts_carry_the_notebooks_from_publish_to_propose(tmp_pa
     target = tmp_path / "propose"
     write(target / "docs/en/ch01/notebook.ipynb", "{}\n")
     write(target / "docs/ja/ch01/notebook.ipynb", "{}\n")
-    _, put = _step(doc, "propose", lambda s: "notebook" in s.get("run", ""))
+    _, put = _step(doc, "propose", lambda s: s.get("name") == "Put the regenerated notebooks into the tree")
     _bash(put["run"], target, temp)
     for rel, text in changed.items():
         if "notebook" in rel:
@@ -525,7 +527,8 @@ def test_merge_refuses_a_stale_capture_over_a_fresh_one(shards, tmp_path, change
     assert {rel: (target / rel).read_bytes() for rel in _capture_files(target)} == before  # nothing written
     forced = run_cli("merge", "--allow-stale", str(stale), root=target)
     assert forced.returncode == 0, forced.stderr
-    assert (target / "snippets/ch02/captures/traced.cpu.json").read_bytes() == (stale / "snippets/ch02/captures/traced.cpu.json").read_bytes()
+    put, replaced = load(target / "snippets/ch02/captures/traced.cpu.json"), load(shards["s1"] / "snippets/ch02/captures/traced.cpu.json")
+    assert put == dataclasses.replace(load(stale / "snippets/ch02/captures/traced.cpu.json"), previous=summarize(replaced))
 
 
 def test_merge_takes_a_newer_capture_and_repairs_an_unreadable_one(shards, tmp_path):
@@ -549,3 +552,82 @@ def test_merge_names_an_incoming_capture_that_is_not_utf8(shards, tmp_path):
     line = _one_line_error(run_cli("merge", str(bad), root=target))
     assert str(path) in line and "not UTF-8" in line
     assert not _capture_files(target)
+
+
+# ---------------------------------------------------------------- merge records what it replaces
+
+
+def test_merge_records_the_capture_it_replaces_as_previous(shards, tmp_path):
+    target = _fresh_copy(shards, tmp_path / "target")
+    assert run_cli("merge", str(shards["s1"]), root=target).returncode == 0
+    tree = target / "snippets/ch02/captures/traced.cpu.json"
+    first = load(tree)
+    assert first.previous is None  # nothing was there: a first capture records nothing
+    newer = _edited_artifact(shards, tmp_path / "newer", lambda raw: raw["environment"].update(
+        captured_at="2099-01-01T00:00:00Z", torch="9.9.9+cpu", device_name="Another CPU"))
+    done = run_cli("merge", str(newer), root=target)
+    assert done.returncode == 0 and "merged 1 capture(s)" in done.stdout, done.stdout + done.stderr
+    merged = load(tree)
+    assert merged.previous == summarize(first)
+    assert merged.previous.torch == first.environment.torch and merged.previous.sessions[0].kernels
+    assert dataclasses.replace(merged, previous=None) == load(newer / "snippets/ch02/captures/traced.cpu.json")
+    again = run_cli("merge", str(newer), root=target)  # the same run again: the tree already holds it, previous and all
+    assert again.returncode == 0 and "merged 0 capture(s)" in again.stdout and load(tree) == merged
+    # the diff a reviewer reads says what the merge changed
+    changed = run_cli("diff", str(shards["s1"]), str(target), root=target)
+    assert changed.returncode == 1, changed.stderr
+    assert "ch02/traced (cpu): " in changed.stdout and "environment: device `" in changed.stdout
+    assert "torch `" + first.environment.torch + "` → `9.9.9+cpu`" in changed.stdout
+
+
+# ---------------------------------------------------------------- the refresh pull request's body
+
+
+def test_no_run_step_expands_an_expression():
+    """Values reach scripts through env: an expression inside `run:` is how script injection happens."""
+    for path in (SITE_CPU, SITE_GPU):
+        doc = workflow(path)
+        for job in doc["jobs"]:
+            for step in steps(doc, job):
+                assert "${{" not in step.get("run", ""), f"{path.name}: {job}: {step.get('name')}"
+
+
+def test_gpu_workflow_says_what_the_refresh_changed_in_the_summary_and_the_pull_request():
+    doc = workflow(SITE_GPU)
+    merged, _ = _step(doc, "publish", lambda s: "kernelbook merge" in s.get("run", ""))
+    summary, step = _step(doc, "publish", lambda s: "kernelbook diff" in s.get("run", ""))
+    assert merged < summary and "--format markdown" in step["run"] and "$GITHUB_STEP_SUMMARY" in step["run"]
+    put, _ = _step(doc, "propose", lambda s: "kernelbook merge" in s.get("run", ""))
+    body, step = _step(doc, "propose", lambda s: "kernelbook diff" in s.get("run", ""))
+    assert "PYTHONPATH=scripts python3 -m kernelbook diff --format markdown" in step["run"]  # no venv: stdlib only
+    pr, step = _step(doc, "propose", lambda s: s.get("uses", "").startswith("peter-evans/create-pull-request@"))
+    assert put < body < pr
+    assert step["with"]["body-path"] == "${{ runner.temp }}/pull-request-body.md" and "body" not in step["with"]
+
+
+def test_gpu_workflow_body_script_runs_as_written(tmp_path):
+    """propose's body step on a tiny git tree whose capture a refresh changed: the diff in the body and the summary."""
+    if not shutil.which("git"):
+        pytest.skip("no git")
+    from test_diff import capture, put
+
+    doc = workflow(SITE_GPU)
+    tree = make_project(tmp_path / "tree")
+    (tree / "scripts").symlink_to(ROOT / "scripts")
+    put(tree / "snippets", capture(snippet="ch01/eager_profile", sessions=((("aten::relu", 2, 10.0),),)))
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run(git + args, cwd=tree, check=True, capture_output=True, env=offline_env())
+    put(tree / "snippets", capture(snippet="ch01/eager_profile", sessions=((("aten::clamp_min", 2, 9.7),),)))
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    _, step = _step(doc, "propose", lambda s: "kernelbook diff" in s.get("run", ""))
+    env = {**offline_env(), "RUNNER_TEMP": str(temp), "GITHUB_STEP_SUMMARY": str(temp / "summary.md"),
+           "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "o/r", "GITHUB_RUN_ID": "42",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(["bash", "-eo", "pipefail", "-c", step["run"]], cwd=tree, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    body = (temp / "pull-request-body.md").read_text(encoding="utf-8")
+    news = "- **ch01/eager_profile** (cuda): `aten::relu` → `aten::clamp_min`, 2 → 2 launches, time unchanged (0.97×, within ±10%)"
+    assert body.startswith("CUDA captures refreshed on the GPU runner") and "https://github.com/o/r/actions/runs/42" in body
+    assert news in body and news in (temp / "summary.md").read_text(encoding="utf-8")

@@ -329,3 +329,55 @@ def test_the_schema_states_the_same_limits():
         raw = json.loads(json.dumps(to_json(sample())))
         _set(where, value)(raw)
         assert list(jsonschema.Draft202012Validator(schema).iter_errors(raw)), (where, value)
+
+
+# ---------------------------------------------------------------- previous: what a capture replaced, in brief
+
+
+def with_previous() -> Capture:
+    from kernelbook.changes import summarize
+
+    older = dataclasses.replace(sample(), environment=dataclasses.replace(sample().environment, torch="2.12.0+cu128"))
+    return dataclasses.replace(sample(), previous=summarize(older))
+
+
+def test_previous_round_trips_and_matches_the_schema():
+    cap = with_previous()
+    raw = json.loads(dumps(cap))
+    assert raw["previous"]["torch"] == "2.12.0+cu128"
+    assert raw["previous"]["sessions"][0] == {"launches": 3, "kernel_time_us": 9.75, "kernels": [
+        {"name": "vectorized_elementwise_kernel<CUDAFunctor_add>", "count": 2}, {"name": "triton_poi_fused_add_relu_0", "count": 1}]}
+    assert from_json(raw, "x.json") == cap and schema_errors(raw) == []
+    assert "previous" not in json.loads(dumps(sample()))  # a first capture writes no `previous` at all
+
+
+def test_a_capture_without_previous_stays_valid():
+    raw = json.loads(dumps(sample()))
+    assert from_json(raw, "x.json").previous is None
+    raw["previous"] = None
+    assert from_json(raw, "x.json").previous is None and schema_errors(raw) == []
+
+
+BAD_PREVIOUS = [
+    ("previous.torch", 2, "previous.torch"),
+    ("previous.device_name", "", "previous.device_name"),
+    ("previous.sessions", "none", "previous.sessions"),
+    ("previous.sessions.0.launches", 4, "counts 4 launches"),
+    ("previous.sessions.0.kernel_time_us", -1.0, "kernel_time_us"),
+    ("previous.sessions.0.kernels.0.count", 0, "count"),
+    ("previous.sessions.0.kernels.0.name", "", "name"),
+    ("previous.sessions.0.extra", 1, "unknown field"),
+]
+
+
+@pytest.mark.parametrize("where, value, word", BAD_PREVIOUS, ids=[w for w, _, _ in BAD_PREVIOUS])
+def test_a_malformed_previous_is_refused_naming_the_field(tmp_path, where, value, word):
+    raw = json.loads(dumps(with_previous()))
+    _set(where, value)(raw)
+    path = tmp_path / "x.cuda.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(CaptureError) as caught:
+        load(path)
+    assert str(caught.value).startswith(f"{path}: ") and word in str(caught.value)
+    if "counts 4" not in word:  # what a schema cannot state: launches that add up
+        assert schema_errors(raw)

@@ -5,7 +5,8 @@ Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input
 130 / 143 stopped by Ctrl-C / SIGTERM. Bad input never prints a traceback.
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
 standard library and torch (``merge`` not even torch): nothing here imports the site half
-(mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``.
+(mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``. ``diff`` needs neither: it
+reads the prose's claims with ``site.claims``, which is pure.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .errors import KernelbookError
+from .errors import KernelbookError, printable
 from .processes import Stopped, exit_status, stop_on_signals
 
 
@@ -71,17 +72,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             env = st.capture.environment if st.capture else None
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
-            print(_printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
+            print(printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
     bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
     if args.strict and bad_cuda:
         print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
         return 1
     return 0
-
-
-def _printable(line: str) -> str:
-    """A line for a terminal: what a capture holds may include control characters (escape sequences)."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line)
 
 
 def _state_record(st) -> dict:
@@ -138,6 +134,30 @@ def cmd_merge(args: argparse.Namespace) -> int:
     dirs = [Path(d) for d in args.dirs]
     print(summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root))
     return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Captures old → new: exit 0 no difference, 1 a difference, 2 bad input (one line per bad file)."""
+    from .review import compare, report, trees
+
+    root = project_root()
+    if not 0 < args.threshold < 10:
+        raise KernelbookError(f"--threshold {args.threshold}: expected a fraction such as 0.1 (±10 %), above 0 and below 10")
+    if len(args.sides) > 2:
+        raise KernelbookError("give at most two arguments: kernelbook diff [REF], or kernelbook diff DIR_A DIR_B")
+    if len(args.sides) == 2:
+        old, new = (trees.folder(Path(d)) for d in args.sides)
+    else:
+        ref = args.sides[0] if args.sides else "HEAD"
+        old, new = trees.at_ref(root, ref), trees.working_tree(root)
+    bad = old.bad + new.bad
+    for line in bad:
+        print(f"kernelbook: {printable(line)}", file=sys.stderr)
+    if bad:
+        return 2
+    diff = compare.compare(old, new, compare.page_claims(root), args.threshold, args.full)
+    print(report.as_json(diff) if args.json else report.markdown(diff) if args.format == "markdown" else report.text(diff), end="")
+    return 1 if diff.differs else 0
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
@@ -266,6 +286,17 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--allow-stale", action="store_true",
                    help="put a capture over a fresher one in the tree (another version of the snippet, or taken earlier)")
     m.set_defaults(func=cmd_merge)
+
+    d = sub.add_parser("diff", help="what changed between the captures at a git ref (default HEAD) and the working tree, or in two folders",
+                       epilog="exit status: 0 no difference, 1 a difference, 2 bad input (one line per bad file)")
+    d.add_argument("sides", nargs="*", metavar="REF | DIR_A DIR_B",
+                   help="a git ref to compare the working tree with (default HEAD), or two folders laid out like snippets/")
+    d.add_argument("--format", choices=("text", "markdown"), default="text", help="markdown: for a pull request body")
+    d.add_argument("--json", action="store_true", help="the whole comparison as JSON")
+    d.add_argument("--threshold", type=float, default=0.1,
+                   help="a timing or other non-integer number that moved by less than this fraction counts as unchanged (default 0.1: ±10%%)")
+    d.add_argument("--full", action="store_true", help="compare kernels by their full names, not their short names")
+    d.set_defaults(func=cmd_diff)
 
     n = sub.add_parser("notebooks", help="regenerate each chapter's notebook from its page, snippets and captures")
     n.add_argument("--check", action="store_true", help="write nothing; exit 1 listing notebooks that are out of date")

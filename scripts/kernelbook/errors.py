@@ -15,3 +15,8 @@ def shown(path: Path, root: Path) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
+
+
+def printable(line: str) -> str:
+    """A line for a terminal: what a capture holds may include control characters (escape sequences), shown escaped."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(line))

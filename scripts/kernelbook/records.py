@@ -13,7 +13,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .files import MiB, InputError, finite_number, parse_json, read_bounded
+from . import validation as v
+from .changes import Summary, summary_from_json
+from .files import MiB, InputError, parse_json, read_bounded
 
 # The file layout's version. CAPTURE_FORMAT (in freshness) is what the harness records:
 # it can change while files keep this layout (old files then read, and are stale).
@@ -107,6 +109,7 @@ class Capture:
     data: Any = None  # the snippet's top-level ``results``, when JSON-serialisable
     trace_files: tuple[str, ...] = ()  # gzipped Chrome traces beside the capture, one per session
     stderr_dropped: int = 0  # the profiler's own USDT lines left out of stderr (capture/stderr.py)
+    previous: Summary | None = None  # the capture this one replaced, in brief (changes.py); None: it replaced none
 
     @property
     def last_session(self) -> Session | None:
@@ -120,6 +123,8 @@ def to_json(capture: Capture) -> dict[str, Any]:
     raw = asdict(capture)
     raw["stdout"] = capture.stdout.splitlines()
     raw["stderr"] = capture.stderr.splitlines()
+    if capture.previous is None:  # a first capture: no `previous` at all, as before the field existed
+        del raw["previous"]
     return {"schema": SCHEMA, **raw}
 
 
@@ -156,10 +161,6 @@ EVENT_KINDS = ("kernel", "launch", "op", "region", "graph", "eager")  # capture/
 MAX_CAPTURE_BYTES = 64 * MiB  # stdout and stderr are capped at capture; this is far above any real capture
 
 
-class _Invalid(ValueError):
-    """One field that breaks the format: its path in the JSON and what is wrong with it."""
-
-
 def from_json(raw: Any, where: str) -> Capture:
     """Validate and build a Capture; ``where`` names the file in errors.
 
@@ -176,7 +177,7 @@ def from_json(raw: Any, where: str) -> Capture:
         raise CaptureError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; re-run `kernelbook capture --force`")
     try:
         capture = _capture(raw)
-    except _Invalid as exc:
+    except v.Invalid as exc:
         raise CaptureError(f"{where}: malformed capture: {exc}; re-run `kernelbook capture --force`") from None
     # Labels and numbers must agree, so a CPU run can never be shown as a GPU one.
     kinds = {capture.environment.device_kind, *(s.device_kind for s in capture.sessions)}
@@ -190,149 +191,71 @@ def from_json(raw: Any, where: str) -> Capture:
 
 def _capture(raw: dict) -> Capture:
     return Capture(
-        snippet=_text(raw, "snippet", "", pattern=SNIPPET_ID),
-        device=_choice(raw, "device", "", ("cuda", "cpu")),
-        freshness=_freshness(_object(raw, "freshness", "", Freshness), "freshness"),
-        environment=_environment(_object(raw, "environment", "", Environment), "environment"),
-        wall_time_s=_number(raw, "wall_time_s", ""),
+        snippet=v.text(raw, "snippet", "", pattern=SNIPPET_ID),
+        device=v.choice(raw, "device", "", ("cuda", "cpu")),
+        freshness=_freshness(v.record_at(raw, "freshness", "", Freshness), "freshness"),
+        environment=_environment(v.record_at(raw, "environment", "", Environment), "environment"),
+        wall_time_s=v.number(raw, "wall_time_s", ""),
         stdout=_output(raw, "stdout"),
         stderr=_output(raw, "stderr"),
-        sessions=tuple(_session(s, f"sessions[{i}]") for i, s in enumerate(_list(raw, "sessions", ""))),
+        sessions=tuple(_session(s, f"sessions[{i}]") for i, s in enumerate(v.listed(raw, "sessions", ""))),
         data=raw.get("data"),
-        trace_files=tuple(_each_text(raw.get("trace_files", []), "trace_files", TRACE_NAME)),
-        stderr_dropped=_integer(raw, "stderr_dropped", "", default=0),
+        trace_files=tuple(v.texts(raw.get("trace_files", []), "trace_files", TRACE_NAME)),
+        stderr_dropped=v.integer(raw, "stderr_dropped", "", default=0),
+        previous=None if raw.get("previous") is None else summary_from_json(raw["previous"], "previous"),
     )
 
 
 def _freshness(raw: dict, at: str) -> Freshness:
-    return Freshness(_text(raw, "source_hash", at, pattern=SOURCE_HASH), _integer(raw, "format", at, minimum=1),
-                     _text(raw, "torch", at))
+    return Freshness(v.text(raw, "source_hash", at, pattern=SOURCE_HASH), v.integer(raw, "format", at, minimum=1),
+                     v.text(raw, "torch", at))
 
 
 def _environment(raw: dict, at: str) -> Environment:
-    optional = {name: _text(raw, name, at, optional=True)
+    optional = {name: v.text(raw, name, at, optional=True)
                 for name in ("compute_capability", "driver", "cuda", "triton", "git_commit")}
     settings = raw.get("settings", {})
     if not isinstance(settings, dict):
-        raise _Invalid(f"{at}.settings is {_show(settings)}, expected an object")
+        raise v.Invalid(f"{at}.settings is {v.show(settings)}, expected an object")
     return Environment(
-        device_kind=_choice(raw, "device_kind", at, ("cuda", "cpu")),
-        device_name=_text(raw, "device_name", at, empty=False),
-        torch=_text(raw, "torch", at),
-        python=_text(raw, "python", at),
-        platform=_text(raw, "platform", at),
-        captured_at=_text(raw, "captured_at", at, pattern=CAPTURED_AT),
+        device_kind=v.choice(raw, "device_kind", at, ("cuda", "cpu")),
+        device_name=v.text(raw, "device_name", at, empty=False),
+        torch=v.text(raw, "torch", at),
+        python=v.text(raw, "python", at),
+        platform=v.text(raw, "platform", at),
+        captured_at=v.text(raw, "captured_at", at, pattern=CAPTURED_AT),
         settings=settings,
         **optional,
     )
 
 
 def _session(raw: Any, at: str) -> Session:
-    raw = _fields(raw, at, Session)
+    raw = v.record(raw, at, Session)
     return Session(
-        index=_integer(raw, "index", at),
-        device_kind=_choice(raw, "device_kind", at, ("cuda", "cpu")),
-        kernels=tuple(_kernel(k, f"{at}.kernels[{i}]") for i, k in enumerate(_list(raw, "kernels", at))),
-        launches=_integer(raw, "launches", at),
-        events=tuple(_event(e, f"{at}.events[{i}]") for i, e in enumerate(_list(raw, "events", at, default=[]))),
+        index=v.integer(raw, "index", at),
+        device_kind=v.choice(raw, "device_kind", at, ("cuda", "cpu")),
+        kernels=tuple(_kernel(k, f"{at}.kernels[{i}]") for i, k in enumerate(v.listed(raw, "kernels", at))),
+        launches=v.integer(raw, "launches", at),
+        events=tuple(_event(e, f"{at}.events[{i}]") for i, e in enumerate(v.listed(raw, "events", at, default=[]))),
     )
 
 
 def _kernel(raw: Any, at: str) -> Kernel:
-    raw = _fields(raw, at, Kernel)
-    return Kernel(_text(raw, "name", at, empty=False), _integer(raw, "count", at, minimum=1), _number(raw, "time_us", at))
+    raw = v.record(raw, at, Kernel)
+    return Kernel(v.text(raw, "name", at, empty=False), v.integer(raw, "count", at, minimum=1), v.number(raw, "time_us", at))
 
 
 def _event(raw: Any, at: str) -> Event:
-    raw = _fields(raw, at, Event)
-    return Event(_choice(raw, "kind", at, EVENT_KINDS), _text(raw, "name", at),
-                 _number(raw, "ts_us", at, minimum=None), _number(raw, "dur_us", at))
-
-
-# ------------------------------------------------ one value each: the schema's rules, with the path in the message
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, float) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _get(raw: dict, key: str, at: str, default: Any = ...) -> Any:
-    if key not in raw:
-        if default is not ...:
-            return default
-        raise _Invalid(f"{_path(at, key)} is missing")
-    return raw[key]
-
-
-def _path(at: str, key: str) -> str:
-    return f"{at}.{key}" if at else key
-
-
-def _fields(raw: Any, at: str, record: type) -> dict:
-    if not isinstance(raw, dict):
-        raise _Invalid(f"{at} is {_show(raw)}, expected an object")
-    unknown = sorted(set(raw) - {f.name for f in fields(record)})
-    if unknown:
-        raise _Invalid(f"{at} has unknown field(s) {', '.join(map(repr, unknown))}")
-    return raw
-
-
-def _object(raw: dict, key: str, at: str, record: type) -> dict:
-    return _fields(_get(raw, key, at), _path(at, key), record)
-
-
-def _list(raw: dict, key: str, at: str, default: Any = ...) -> list:
-    value = _get(raw, key, at, default)
-    if not isinstance(value, list):
-        raise _Invalid(f"{_path(at, key)} is {_show(value)}, expected a list")
-    return value
-
-
-def _text(raw: dict, key: str, at: str, *, pattern: re.Pattern | None = None, empty: bool = True,
-          optional: bool = False) -> str | None:
-    value = _get(raw, key, at, None if optional else ...)
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or (not empty and not value) or (pattern is not None and not pattern.fullmatch(value)):
-        wanted = f"a string matching {pattern.pattern}" if pattern is not None else "a non-empty string" if not empty else "a string"
-        raise _Invalid(f"{_path(at, key)} is {_show(value)}, expected {wanted}{' or null' if optional else ''}")
-    return value
-
-
-def _each_text(value: Any, at: str, pattern: re.Pattern) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and pattern.fullmatch(v) for v in value):
-        raise _Invalid(f"{at} is {_show(value)}, expected a list of names matching {pattern.pattern}")
-    return value
-
-
-def _choice(raw: dict, key: str, at: str, allowed: tuple[str, ...]) -> str:
-    value = _get(raw, key, at)
-    if value not in allowed:
-        raise _Invalid(f"{_path(at, key)} is {_show(value)}, expected one of {', '.join(allowed)}")
-    return value
-
-
-def _integer(raw: dict, key: str, at: str, minimum: int = 0, default: Any = ...) -> int:
-    value = _get(raw, key, at, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _Invalid(f"{_path(at, key)} is {_show(value)}, expected an integer >= {minimum}")
-    return value
-
-
-def _number(raw: dict, key: str, at: str, minimum: float | None = 0) -> float:
-    value = _get(raw, key, at)
-    if not finite_number(value) or (minimum is not None and value < minimum):
-        wanted = "a finite number" + (f" >= {minimum}" if minimum is not None else "")
-        raise _Invalid(f"{_path(at, key)} is {_show(value)}, expected {wanted}")
-    return float(value)
+    raw = v.record(raw, at, Event)
+    return Event(v.choice(raw, "kind", at, EVENT_KINDS), v.text(raw, "name", at),
+                 v.number(raw, "ts_us", at, minimum=None), v.number(raw, "dur_us", at))
 
 
 def _output(raw: dict, key: str) -> str:
     """stdout/stderr: stored one string per line, read back as text."""
-    lines = _get(raw, key, "")
+    lines = v.get(raw, key, "")
     if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
-        raise _Invalid(f"{key} is {_show(lines)}, expected a list of strings (one per line)")
+        raise v.Invalid(f"{key} is {v.show(lines)}, expected a list of strings (one per line)")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -11,12 +11,15 @@ Shards split snippets by a stable hash, so correct shards never conflict.
 
 A capture never goes over a fresher one already in the tree: one of another version of
 the snippet (its source hash is not the snippet's, while the tree's is), or one taken
-earlier than the tree's, is refused naming both files, unless ``--allow-stale``. The
+earlier than the tree's, is refused naming both files, unless ``--allow-stale``. A capture
+that replaces another records it in brief as its ``previous`` (``store.replacing``), as
+``capture`` does; one the tree already holds (but for ``previous``) is left as it is. The
 tree is locked while merge writes (``store.tree_lock``), as ``capture`` locks it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from ..errors import KernelbookError, shown
 from ..files import InputError, read_bounded
-from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, load
+from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
 from ..snippets import CAPTURE_DIR, DEVICES, Snippet, discover, source_hash
 from . import store
 from .kernels import MAX_TRACE_BYTES
@@ -128,6 +131,21 @@ def stale_over_fresh(incoming: Incoming, root: Path) -> str | None:
     return f"{why}; not putting a stale capture over a fresh one (--allow-stale does)"
 
 
+def settle(incoming: Incoming) -> Incoming:
+    """``incoming`` as it would go into the tree: recording what it replaces, or the tree's own file when it holds this run."""
+    target = incoming.snippet.capture_path(incoming.device)
+    there = store.installed(target)
+    if there is None:
+        return incoming
+    *traces, (name, _) = incoming.files
+    if store.same_run(there, incoming.capture):
+        capture, data = there, target.read_bytes()
+    else:
+        capture = store.replacing(incoming.capture, there)
+        data = dumps(capture).encode("utf-8")
+    return dataclasses.replace(incoming, capture=capture, files=(*traces, (name, data)))
+
+
 def install(incoming: Incoming) -> bool:
     """Write one capture and its traces into the tree as one unit; True when anything changed."""
     folder = incoming.snippet.capture_path(incoming.device).parent
@@ -139,7 +157,7 @@ def install(incoming: Incoming) -> bool:
 def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merged]:
     """Validate everything in ``dirs`` first, then install: a bad or stale input writes nothing."""
     with store.tree_lock(root, sys.stderr, "kernelbook merge"):
-        incoming = collect(root, dirs)
+        incoming = [settle(item) for item in collect(root, dirs)]
         if not allow_stale:
             for item in incoming:
                 if item.files != _tree_files(item) and (why := stale_over_fresh(item, root)):

@@ -231,6 +231,7 @@ def _install(snippet: Snippet, device: str, capture, work: Path, trace_files: li
     """The capture and its traces as one unit (``store.install``): traces first, capture last."""
     target = snippet.capture_path(device)
     files = [(trace_name(snippet, device, i), (work / name).read_bytes()) for i, name in enumerate(trace_files)]
+    capture = store.replacing(capture, store.installed(target))  # what it replaces, kept in brief as `previous`
     files.append((target.name, dumps(capture).encode("utf-8")))
     store.install(target.parent, files, sidecars(snippet, device), guard)
 

@@ -6,12 +6,15 @@
   a temporary name first, then renamed into place, traces first and the capture JSON last
   (so a capture only ever names traces that exist), then the sidecars it no longer names
   removed.
+* :func:`replacing`: a capture about to replace another records it in brief, as its
+  ``previous`` (``changes.Summary``), so each example can show how its capture changed.
 * :class:`Guard`: the captures folders as kernelbook last left them; a snippet that changed
   them while it ran is caught, and what it changed is put back.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shutil
@@ -24,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..records import temp_beside
+from ..changes import summarize
+from ..records import Capture, CaptureError, load, temp_beside
 from ..snippets import CAPTURE_DIR
 
 LOCK = Path(".kernelbook") / "capture.lock"
@@ -82,6 +86,24 @@ def install(folder: Path, files: list[tuple[str, bytes]], sidecars: Iterable[Pat
         if guard is not None:
             guard.expect([folder / name for name, _ in changed], stale)
     return bool(changed or stale)
+
+
+def installed(target: Path) -> Capture | None:
+    """The capture at ``target`` now; None when there is none, or none readable (anything valid replaces it)."""
+    try:
+        return load(target)
+    except CaptureError:
+        return None
+
+
+def replacing(capture: Capture, there: Capture | None) -> Capture:
+    """``capture`` recording, as its ``previous``, the capture ``there`` that it replaces (None: nothing to record)."""
+    return capture if there is None else dataclasses.replace(capture, previous=summarize(there))
+
+
+def same_run(a: Capture, b: Capture) -> bool:
+    """Two captures of one run: equal in everything but what each records it replaced."""
+    return dataclasses.replace(a, previous=None) == dataclasses.replace(b, previous=None)
 
 
 def _holds(path: Path, data: bytes) -> bool:

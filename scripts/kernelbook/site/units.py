@@ -125,10 +125,11 @@ SUFFIXES: tuple[tuple[str, Callable[[float], str]], ...] = (
 
 
 def by_key(key: str, value: float) -> str:
-    """A number from ``results`` written by its key's suffix (the table above)."""
+    """A number from ``results`` written by its key's suffix (the table above); a key that is
+    the unit itself counts too (``copy.bytes_per_s`` is a bandwidth, not seconds)."""
     name = key.rsplit(".", 1)[-1]
     for suffix, write in SUFFIXES:
-        if name.endswith(suffix):
+        if name.endswith(suffix) or name == suffix[1:]:
             return write(value)
     return format_number(value)
 

@@ -17,6 +17,7 @@ from ...snippets import read_source
 from ..book import Entry
 from ..escape import inert
 from ..labels import label
+from ..previous import previous_block
 from ..units import format_seconds
 from .context import Context
 from .registry import Directive, block
@@ -73,6 +74,9 @@ def captured(capture: Capture, lang: str) -> str:
     if capture.sessions:
         parts += [kernel_table(capture, lang), ""]
     parts.append(provenance(capture, lang))
+    changed = previous_block(capture, lang)  # how it changed from the capture it replaced, when it recorded one
+    if changed:
+        parts += ["", changed]
     return "\n".join(parts)
 
 

@@ -13,6 +13,9 @@ registry), then one module per figure, each calling ``register(FigureKind(...))`
 * ``traffic``: the memory traffic of eager ``(a + b).relu()`` against the fused kernel.
 * ``timeline``: one profiled call of each version on a shared time axis.
 * ``sweep``: time per call and effective bandwidth against tensor length.
+* ``copy_roof``: a plain copy's bandwidth against the bytes it moves, the cache marked.
+* ``roofline``: FLOP/s against arithmetic intensity, the roofs and the points measured in one run.
+* ``cos_chain``: kernels launched and time per call of ``x.cos()`` applied k times, eager and compiled.
 * ``regions``: a graph break's compiled regions, graph calls and the Python between them.
 * ``overhead``: time per call eager, compiled and replayed as a CUDA graph (GPU only).
 
@@ -32,7 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...records import Capture
-from . import traffic, timeline, sweep, regions, overhead  # noqa: F401, I001 - each registers its figure: this order is FIGURES
+from . import traffic, timeline, sweep, copy_roof, roofline, cos_chain, regions, overhead  # noqa: F401, I001 - each registers its figure: this order is FIGURES
 from . import placeholder
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
 from .svg import LAYOUTS, Layout

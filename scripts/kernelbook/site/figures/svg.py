@@ -190,6 +190,15 @@ def wrap(words: str, room: float, size: float) -> list[str]:
     if line.strip():
         out.append(line.rstrip())
     return out
+def centred(x: float, words: str, size: float, right: float, left: float = 0.0) -> float:
+    """Where text centred on ``x`` goes so that all of it stays between ``left`` and ``right``."""
+    half = width(words, size) / 2
+    return min(max(x, left + half + 2), right - half - 2)
+
+
+def axis_title(x: float, y: float, words: str, right: float) -> str:
+    """An axis's title in small text centred on ``x``, moved in as far as it must to end before ``right``."""
+    return text(centred(x, words, SMALL, right), y, words, cls="kb-small", text_anchor="middle")
 
 
 def arrow(x1: float, y1: float, x2: float, y2: float, head: float = 9.0) -> list[str]:
@@ -202,6 +211,17 @@ def arrow(x1: float, y1: float, x2: float, y2: float, head: float = 9.0) -> list
         el("line", x1=float(x1), y1=float(y1), x2=float(bx), y2=float(by)),
         el("path", d=f"M{num(x2)} {num(y2)}L{num(bx + px)} {num(by + py)}L{num(bx - px)} {num(by - py)}Z"),
     ]
+
+
+def marker(shape: str, x: float, y: float, content: str | None = None, **attrs: Any) -> str:
+    """A data point: a ``circle``, a ``square`` or a ``triangle`` centred on (x, y), filled by its group's colour."""
+    if shape == "circle":
+        return el("circle", content, **attrs, cx=x, cy=y, r=4.0)
+    if shape == "triangle":
+        return el("path", content, **attrs, d=f"M{num(x)} {num(y - 5)}l5 9h-10z")
+    if shape == "square":
+        return el("path", content, **attrs, d=f"M{num(x - 4)} {num(y - 4)}h8v8h-8z")
+    raise ValueError(f"unknown marker shape {shape!r}; expected circle, square or triangle")
 
 
 def lines(segments: Sequence[tuple[float, float, float, float]]) -> str:
@@ -254,6 +274,10 @@ RULES: tuple[tuple[str, str], ...] = (
     (" .kb-copy", f"color:{FG_LIGHT};fill:currentColor"),
     (" polyline", "fill:none;stroke:currentColor;stroke-width:2;stroke-linejoin:round"),
     (" .kb-copy polyline", "stroke-dasharray:6 4"),
+    (" .kb-dashed polyline", "stroke-dasharray:6 4"),
+    # roofline: the two roofs (solid, thick) and the ridge between them (dotted)
+    (" .kb-roofline", f"fill:none;stroke:{FG_LIGHT};stroke-width:3;stroke-linejoin:round"),
+    (" .kb-ridge", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:2 3"),
     (" .kb-roof", f"stroke:{FG_LIGHT};stroke-width:1.5;stroke-dasharray:6 4"),
     (" .kb-roof-label", f"fill:{FG_LIGHT};stroke:{BG};stroke-width:4px;stroke-linejoin:round;paint-order:stroke"),
 )

@@ -17,7 +17,7 @@ from ..units import format_bandwidth, format_seconds, format_si
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, need, register
 from .strings import Strings
-from .svg import FONT, SMALL, Layout, Panel, arrange, document, el, num, text, title, width
+from .svg import FONT, SMALL, Layout, Panel, arrange, document, el, marker, num, text, title, width
 from .traffic import transfers
 
 NAME = "sweep"
@@ -126,13 +126,12 @@ def _plain(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
+SHAPES = {"eager": "circle", "compiled": "square", "copy": "triangle"}
+
+
 def _marker(series: str, x: float, y: float, content: str | None = None, **attrs: Any) -> str:
     """A dot (eager), a square (compiled) or a triangle (copy), filled by its series' group."""
-    if series == "eager":
-        return el("circle", content, **attrs, cx=x, cy=y, r=4.0)
-    if series == "copy":
-        return el("path", content, **attrs, d=f"M{num(x)} {num(y - 5)}l5 9h-10z")
-    return el("path", content, **attrs, d=f"M{num(x - 4)} {num(y - 4)}h8v8h-8z")
+    return marker(SHAPES[series], x, y, content, **attrs)
 
 
 CHART_W = 340.0  # one chart: two side by side in the wide layout (with GAP), one under the other on a phone

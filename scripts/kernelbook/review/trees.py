@@ -1,0 +1,127 @@
+"""The captures on one side of ``kernelbook diff``: the working tree, a git ref, or a folder.
+
+Every capture file is read and validated; each one that cannot be used is one line
+naming it and what to do, and all of them are reported together (exit 2), never a
+traceback. A ref is read with ``git ls-tree`` and ``git cat-file --batch``: nothing is
+checked out, so a shallow clone (CI) with the ref's commit is enough.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import KernelbookError, shown
+from ..files import InputError, parse_json, read_bounded
+from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json
+from ..snippets import CAPTURE_DIR, DEVICES
+
+# snippets/<chapter>/captures/<name>.<device>.json, relative to the folder laid out like snippets/
+CAPTURE_PATH = re.compile(r"(?P<chapter>[^/]+)/" + CAPTURE_DIR + r"/(?P<name>[^/]+)\.(?P<device>" + "|".join(DEVICES) + r")\.json")
+Key = tuple[str, str]  # (snippet id, device)
+
+
+@dataclass(frozen=True)
+class Side:
+    """The captures of one side, by snippet × device, and the files that could not be used."""
+
+    label: str  # "HEAD", "working tree", a folder
+    captures: dict[Key, Capture] = field(default_factory=dict)
+    bad: tuple[str, ...] = ()  # one line each
+
+
+def _add(found: dict[Key, Capture], bad: list[str], rel: str, where: str, read, advice: str | None = None) -> None:
+    """Read one capture file (``read()`` gives its bytes); a problem is one line in ``bad``, ending in ``advice`` if given."""
+    match = CAPTURE_PATH.fullmatch(rel)
+    if not match:
+        return
+    key = (f"{match['chapter']}/{match['name']}", match["device"])
+    try:
+        capture = from_json(parse_json(read(), where), where)
+    except (InputError, CaptureError) as exc:
+        said = str(exc)
+        if advice:
+            bad.append(said.split("; re-run `kernelbook capture", 1)[0] + f"; {advice}")
+        else:
+            bad.append(said + ("" if "kernelbook capture" in said else f"; re-run `kernelbook capture --force {key[0]}`"))
+        return
+    if (capture.snippet, capture.device) != key:
+        bad.append(f"{where}: records {capture.snippet} ({capture.device}), but its path says {key[0]} ({key[1]}); "
+                   f"re-run `kernelbook capture --force {key[0]}`")
+        return
+    found[key] = capture
+
+
+def folder(path: Path, label: str | None = None, root: Path | None = None) -> Side:
+    """A folder laid out like ``snippets/`` (``DIR/<chapter>/captures/``), or a tree holding ``DIR/snippets/``."""
+    if not path.is_dir():
+        raise KernelbookError(f"{path}: no such folder (give two folders laid out like snippets/, or a git ref)")
+    base = path / "snippets" if (path / "snippets").is_dir() else path
+    found: dict[Key, Capture] = {}
+    bad: list[str] = []
+    for file in sorted(base.glob(f"*/{CAPTURE_DIR}/*.json")):
+        where = shown(file, root) if root else str(file)
+        _add(found, bad, file.relative_to(base).as_posix(), where,
+             lambda file=file: read_bounded(file, MAX_CAPTURE_BYTES, gzipped=False))
+    return Side(label or str(path), found, tuple(bad))
+
+
+def working_tree(root: Path) -> Side:
+    return folder(root / "snippets", "working tree", root)
+
+
+def at_ref(root: Path, ref: str) -> Side:
+    """The captures committed at ``ref`` (a commit, branch or tag), read from git's objects."""
+    commit = _git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], ref).strip()
+    listing = _git(root, ["ls-tree", "-r", "-z", "--name-only", commit, "--", "snippets"], ref)
+    paths = [p for p in listing.split("\0") if p.startswith("snippets/") and p.endswith(".json")]
+    blobs = _cat(root, commit, paths, ref)
+    found: dict[Key, Capture] = {}
+    bad: list[str] = []
+    for path in paths:
+        data = blobs.get(path)
+        if data is None or len(data) > MAX_CAPTURE_BYTES:
+            if CAPTURE_PATH.fullmatch(path.removeprefix("snippets/")):
+                bad.append(f"{ref}:{path}: not a readable file at {ref} (over 64 MiB, or not a file); compare with another ref")
+            continue
+        _add(found, bad, path.removeprefix("snippets/"), f"{ref}:{path}", lambda data=data: data,
+             f"this kernelbook cannot read the captures at {ref}: compare with a later ref")
+    return Side(ref, found, tuple(bad))
+
+
+def _git(root: Path, args: list[str], ref: str, stdin: bytes | None = None) -> str:
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, timeout=120)
+    except FileNotFoundError:
+        raise KernelbookError("git is not installed: compare two folders instead (kernelbook diff DIR_A DIR_B)") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        if "not a git repository" in " ".join(said).lower():
+            raise KernelbookError(f"{root} is not in a git repository: compare two folders instead (kernelbook diff DIR_A DIR_B)")
+        raise KernelbookError(f"{ref!r} is not a commit in the repository at {root}"
+                              f"{' (' + said[-1] + ')' if said else ''}; give a branch, tag or commit, e.g. HEAD or main")
+    return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def _cat(root: Path, commit: str, paths: list[str], ref: str) -> dict[str, bytes]:
+    """The blobs at ``commit:path``, all through one ``git cat-file --batch``."""
+    if not paths:
+        return {}
+    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    try:
+        done = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input=request, capture_output=True, timeout=300)
+    except FileNotFoundError:
+        raise KernelbookError("git is not installed: compare two folders instead (kernelbook diff DIR_A DIR_B)") from None
+    out, at, blobs = done.stdout, 0, {}
+    for path in paths:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # "missing", or a submodule / link: not a capture file
+        size = int(header[2])
+        blobs[path] = out[at:at + size]
+        at += size + 1
+    return blobs

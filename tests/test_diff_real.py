@@ -1,0 +1,87 @@
+"""The real pair: chapter 1's committed CPU captures against a fresh re-capture, and what a page shows of it.
+
+One capture run for the whole module (``recaptured``): ``ch01/eager_profile`` re-captured
+with ``kernelbook capture --force`` in a throwaway copy of the book, never in the checkout.
+That one run also exercises the runner recording what it replaced (``previous``), and the
+copy, built, shows it beside the example in both languages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, copy_project, mkdocs_build, run_cli
+from kernelbook.changes import summarize
+from kernelbook.records import load
+
+SNIPPET = "ch01/eager_profile"
+CAPTURE = "snippets/ch01/captures/eager_profile.cpu.json"
+
+
+@pytest.fixture(scope="module")
+def recaptured(tmp_path_factory) -> Path:
+    """A copy of the book whose ch01/eager_profile CPU capture was just made again (one snippet run)."""
+    copy = copy_project(tmp_path_factory.mktemp("real-pair") / "book")
+    done = run_cli("capture", "--device", "cpu", "--force", SNIPPET, root=copy, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "captured 1 of 1" in done.stderr
+    return copy
+
+
+def test_a_fresh_recapture_of_chapter_1_against_the_committed_captures(recaptured):
+    done = run_cli("diff", str(ROOT / "snippets"), str(recaptured / "snippets"), "--json", root=recaptured)
+    assert done.returncode in (0, 1) and done.stderr == "", done.stderr
+    report = json.loads(done.stdout)
+    by = {(s["snippet"], s["device"]): s for s in report["snippets"]}
+    assert {key for key in by if key[0].startswith("ch01/")} == {
+        (f"ch01/{p.name.split('.')[0]}", "cpu") for p in (ROOT / "snippets/ch01/captures").glob("*.cpu.json")}
+    others = [s for key, s in by.items() if key != (SNIPPET, "cpu")]
+    assert others and all(s["status"] == "unchanged" for s in others)  # the same files: nothing to report
+    mine = by[(SNIPPET, "cpu")]
+    assert mine["status"] in ("changed", "unchanged")
+    # The run launches what the committed capture shows (tests/test_bare_runs.py holds every snippet to that):
+    # a re-capture on the same machine differs at most in time, never in kernels, launches or environment.
+    [session] = mine["session_changes"]
+    assert session["kernels_added"] == session["kernels_removed"] == session["launch_counts"] == []
+    assert session["launches"]["old"] == session["launches"]["new"] == 2
+    assert mine["environment"] == []
+    assert all(c["fails"] is None for c in mine["claims"]), mine["claims"]  # the prose holds on the fresh run too
+    assert done.returncode == (1 if mine["status"] == "changed" else 0)
+    assert mine["status"] == ("changed" if session["time_us"]["moved"] or mine["claims"] or mine["results"] else "unchanged")
+
+    text = run_cli("diff", str(ROOT / "snippets"), str(recaptured / "snippets"), root=recaptured)
+    assert text.returncode == done.returncode
+    last = text.stdout.splitlines()[-1]
+    assert re.match(r"1 of \d+ capture\(s\) differ" if done.returncode else r"no difference: \d+ capture\(s\) compared", last), text.stdout
+    if done.returncode:
+        assert re.search(r"^ch01/eager_profile \(cpu\): 2 → 2 launches, time \d+\.\d\d×$", text.stdout, re.M), text.stdout
+
+
+def test_the_runner_records_the_capture_it_replaced(recaptured):
+    committed, fresh = load(ROOT / CAPTURE), load(recaptured / CAPTURE)
+    assert fresh.previous == summarize(committed)
+    assert fresh.previous.captured_at == committed.environment.captured_at
+    assert [k.name for k in fresh.previous.sessions[0].kernels] == ["aten::add", "aten::clamp_min"]
+    untouched = load(recaptured / "snippets/ch01/captures/first_kernel.cpu.json")
+    assert untouched == load(ROOT / "snippets/ch01/captures/first_kernel.cpu.json")
+
+
+def test_each_language_shows_how_the_example_changed_from_its_previous_capture(recaptured, tmp_path):
+    done = mkdocs_build(recaptured, tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert done.returncode == 0, done.stderr[-3000:]
+    committed = load(ROOT / CAPTURE)
+    when = committed.environment.captured_at.replace("T", " ").replace("Z", " UTC")
+    for page, title, previous in (("en/ch01/index.html", "Changes since the previous capture", "Previous capture"),
+                                  ("ch01/index.html", "前回のキャプチャからの変化", "前回のキャプチャ")):
+        html = (tmp_path / "site" / page).read_text(encoding="utf-8")
+        blocks = re.findall(r'<details class="kb-previous">(.*?)</details>', html, re.S)
+        assert len(blocks) == 1, page  # only the example whose capture replaced another: the committed ones record none
+        assert f"<summary>{title}</summary>" in blocks[0]
+        assert f"{previous}: {committed.environment.device_name} · torch {committed.environment.torch} · {when}" in blocks[0]
+        start = html.index('id="kb-ch01-eager-profile"')  # in its own example, after what it ran
+        after = html.find('class="kb-example"', start)
+        assert start < html.index('<details class="kb-previous">') < (after if after != -1 else len(html))
