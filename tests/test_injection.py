@@ -71,13 +71,34 @@ def _as_cuda(raw: dict) -> dict:
     return cuda
 
 
+# A GPU-only claim no number stands for: a name only a GPU run shows (`kernel S ~ triton_per_ @cuda`)
+# or a value shown without a check (`value S rows.0.eager_s @cuda`), which a key only a GPU run
+# records may hold. A CPU capture dressed as CUDA cannot meet it.
+_GPU_ONLY_WORDS = re.compile(r"\[\[kb:\w+ ([a-z0-9_]+/[a-z0-9_]+)[^\]]*?@cuda(\s*(?:==|>=|<=|<|>)\s*[0-9.]+)?\]\]")
+
+
+def _gpu_only_snippets(root: Path) -> set[str]:
+    """The snippets a page says something about that only a real GPU capture can show."""
+    found = set()
+    for page in sorted((root / "docs").glob("*/ch*/index.md")):
+        found |= {m.group(1) for m in _GPU_ONLY_WORDS.finditer(page.read_text(encoding="utf-8")) if not m.group(2)}
+    return found
+
+
 def hostile_book(dest: Path) -> Path:
-    """A copy of the book whose captures (CPU, and CUDA twins of them) are hostile."""
+    """A copy of the book whose captures (CPU, and CUDA twins of them) are hostile.
+
+    Every snippet gets a CUDA twin but those of ``_gpu_only_snippets`` (chapter 3's Triton
+    names and CUDA-graph timings), which keep their hostile CPU capture only."""
     root = copy_project(dest)
+    gpu_only = _gpu_only_snippets(root)
+    assert "ch01/first_call" not in gpu_only  # the pages this test reads keep their CUDA twins
     for path in sorted((root / "snippets").glob("*/captures/*.cpu.json")):
         raw = json.loads(path.read_text(encoding="utf-8"))
         _hostile_capture(raw)
         path.write_text(json.dumps(raw, ensure_ascii=False, indent=1), encoding="utf-8")
+        if raw["snippet"] in gpu_only:
+            continue
         cuda = _as_cuda(raw)
         path.with_name(path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(cuda, ensure_ascii=False), encoding="utf-8")
         for name in raw["trace_files"]:

@@ -287,7 +287,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             if not entries:
                 continue
             own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
-            own.entries = entries
+            own.entries = search_index.demote(entries, Path(notebooks.NAME).stem)
             path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")

@@ -43,6 +43,17 @@ class FigureKind:
     needs: tuple[str, ...]  # snippet ids of the captures it is drawn from
     inputs: Callable[[Mapping[str, Capture]], dict]  # captures -> exactly what it draws (plain JSON data, validated)
     draw: Callable[[dict, str, Layout], Figure]  # (inputs, lang, layout) -> the figure, its one svg laid out for layout.width
+    # "cuda": only a GPU can measure what it shows. Drawn only while every capture it needs
+    # that the page shows is a CUDA one; otherwise a placeholder says a GPU capture is
+    # needed (figures/placeholder.py) and ``inputs`` is never called on the CPU's data.
+    device: str | None = None
+    subject: Mapping[str, str] | None = None  # lang -> what it shows, for the placeholder's words (required with device)
+
+    def __post_init__(self) -> None:
+        if self.device not in (None, "cuda", "cpu"):
+            raise ValueError(f"figure {self.name!r}: device is 'cuda', 'cpu' or None, not {self.device!r}")
+        if self.device and (not self.subject or set(self.subject) != set(LANGS)):
+            raise ValueError(f"figure {self.name!r}: a figure drawn only from {self.device} captures needs a subject in {', '.join(LANGS)}")
 
 
 KINDS: dict[str, FigureKind] = {}
