@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no `chromium` on PATH 
 
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"
 HOME = {"ja": "/", "en": "/en/"}
-CHAPTERS = ("ch01", "ch02")
+CHAPTERS = ("ch01", "ch02", "ch03")
 
 
 def chapter_path(lang: str, chapter: str = "ch01") -> str:
@@ -119,7 +119,8 @@ def search_ready(page, timeout: float = 10_000) -> None:
 # ---------------------------------------------------------------- every page loads cleanly
 
 
-PAGES = ["/", "/en/"] + [f"{chapter_path(lang, ch)}{page}" for lang in HOME for ch in CHAPTERS for page in ("", "notebook/")]
+PAGES = (["/", "/en/", "/glossary/", "/en/glossary/"]
+         + [f"{chapter_path(lang, ch)}{page}" for lang in HOME for ch in CHAPTERS for page in ("", "notebook/")])
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +211,11 @@ KEY_TERMS = [
     ("ja", "融合", "ch01", "fusion"), ("en", "fusion", "ch01", "fusion"),
     ("ja", "帯域", "ch02", "copy-roof"), ("en", "bandwidth", "ch02", "copy-roof"),
     ("ja", "ルーフライン", "ch02", "roofline"), ("en", "roofline", "ch02", "roofline"),
+    ("ja", "グラフブレーク", "ch03", "graph-breaks"), ("en", "graph break", "ch03", "graph-breaks"),
+    ("ja", "ガード", "ch03", "guards-recompiles"), ("en", "guard", "ch03", "guards-recompiles"),
+    ("ja", "CUDA グラフ", "ch03", "cuda-graphs"), ("en", "CUDA graph", "ch03", "cuda-graphs"),
+    # 再コンパイル typed as one word finds nothing in material's search (TinySegmenter indexes
+    # 再 + コンパイル; the query side segments runs of kanji only): README, "Search".
     ("ja", "マスク", "ch04", "mask"), ("en", "mask", "ch04", "mask"),
 ]
 # Terms a later chapter uses as much as the one that teaches them: that many other chapter pages
@@ -611,7 +617,7 @@ def test_screenshot_of_the_chapter_shows_its_examples_panels_figures_and_questio
     for x in seen["examples"]:
         assert x["code"] and x["output"] and x["provenance"], x
         assert x["kernels"] == (x["id"] in {f"kb-{s.replace('/', '-').replace('_', '-')}" for s in profiled}), x
-    assert len(seen["figures"]) == want["figures"] == 3 and all(visible and height > 100 for _, visible, height in seen["figures"]), seen["figures"]
+    assert len(seen["figures"]) == want["figures"] == len(CHARTS[chapter]) >= 2 and all(visible and height > 100 for _, visible, height in seen["figures"]), seen["figures"]
     assert seen["objectives"] == want["objectives"] >= 3
     assert seen["questions"] == want["predicts"] >= 1
     assert out.stat().st_size > 10_000
@@ -639,6 +645,7 @@ _FIGURES = """() => [...document.querySelectorAll('figure.kb-figure')].map(fig =
 CHARTS = {
     "ch01": {"traffic": [], "timeline": [], "sweep": [["time", True], ["bandwidth", True]]},
     "ch02": {"copy_roof": [["copy", True]], "roofline": [["roofline", True]], "cos_chain": [["launches", True], ["time", True]]},
+    "ch03": {"regions": [], "overhead": []},
 }
 
 
@@ -755,3 +762,96 @@ def test_page_loads_request_nothing_outside_localhost(loads):
         assert len(urls) > 5, f"{path} made only {len(urls)} requests: {urls}"
         assert any(u.endswith(".css") for u in urls) and any(u.endswith(".js") for u in urls), urls
         assert any(u.endswith("/search/search_index.json") for u in urls), f"{path}: the search index was never fetched: {urls}"
+
+
+# ---------------------------------------------------------------- the glossary
+
+GLOSSARY = {"ja": "/glossary/", "en": "/en/glossary/"}
+
+
+def _definitions(lang: str) -> dict[str, tuple[str, str]]:
+    """Term id -> (headword, definition as a tooltip shows it), in ``lang``."""
+    from kernelbook.site.glossary import load as load_glossary
+
+    found = load_glossary(ROOT / "docs" / "glossary.yml", ("ja", "en"))
+    return {t.id: (t.words[lang].term, t.words[lang].plain) for t in found.terms}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "dark")])
+def test_a_term_shows_its_definition_as_a_tooltip_and_leads_to_its_entry_in_the_same_language(browser, site_url, lang, width, scheme, screenshots):
+    words = _definitions(lang)
+    with open_page(browser, color_scheme=scheme, viewport={"width": width, "height": 800}) as w:
+        load(w, site_url + CHAPTER[lang])
+        search_ready(w.page, timeout=30_000)  # before a click leaves the page: the worker's loads finish
+        link = w.page.locator("a.kb-term[href$='#launch']").first
+        link.scroll_into_view_if_needed()
+        link.hover()  # material's tooltip (content.tooltips): the link's title, moved into a tooltip of its own
+        w.page.wait_for_function("e => e.hasAttribute('aria-describedby')", arg=link.element_handle())
+        tip = w.page.locator("#" + link.get_attribute("aria-describedby"))
+        tip.wait_for(state="visible")
+        assert tip.get_attribute("role") == "tooltip"
+        assert tip.inner_text().strip() == words["launch"][1]
+        box, view = tip.bounding_box(), w.page.viewport_size
+        assert box["x"] >= -1 and box["x"] + box["width"] <= view["width"] + 1, f"the tooltip runs off the screen: {box}"
+        w.page.screenshot(path=str(screenshots / f"term-tooltip-{lang}-{scheme}-{width}.png"))
+        link.click()
+        w.page.wait_for_url(lambda url: urlsplit(url).path == GLOSSARY[lang])
+        assert w.page.evaluate("location.hash") == "#launch"
+        entry = w.page.locator("#launch")
+        assert entry.inner_text().replace("¶", "").strip() == words["launch"][0]  # the entry, in the page's language
+        top = entry.bounding_box()["y"]
+        assert 0 <= top < 200, f"the entry is not where the page landed (its top at {top} px)"
+        assert w.errors == [], "\n".join(w.errors)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (1280, "dark"), (375, "light"), (375, "dark")])
+def test_glossary_and_notebook_pages_fit_the_screen_in_both_schemes(browser, site_url, lang, width, scheme, screenshots):
+    for path in (GLOSSARY[lang], CHAPTER[lang] + "notebook/"):
+        with open_page(browser, color_scheme=scheme, viewport={"width": width, "height": 900}) as w:
+            load(w, site_url + path)
+            got = w.page.evaluate(_OVERFLOW)
+            name = path.strip("/").replace("/", "-") or "home"
+            w.page.screenshot(path=str(screenshots / f"{name}-{scheme}-{width}.png"))
+            assert got["scheme"] == ("slate" if scheme == "dark" else "default")
+            assert got["page"][0] <= got["page"][1], f"{path}: the page scrolls sideways at {width} px; too wide: {got['wide']}"
+            if path == GLOSSARY[lang]:
+                assert w.page.locator("h3#kernel").is_visible() and w.page.locator(".kb-term-other").first.is_visible()
+            else:  # the notebook's figures are images on a ground of their own, as wide as the column at most
+                images = w.page.locator(".jp-RenderedMarkdown img")
+                assert images.count() == 3
+                for i in range(images.count()):
+                    images.nth(i).scroll_into_view_if_needed()
+                    box = images.nth(i).bounding_box()
+                    assert box["width"] > 200 and box["x"] + box["width"] <= width + 1
+                    assert images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0"), "a figure did not load"
+            assert w.errors == [], "\n".join(w.errors)
+
+
+# ---------------------------------------------------------------- the notebook pages teach
+
+
+SUMMARY = {"ja": "まとめ", "en": "Summary"}
+FUSION = {"ja": "融合", "en": "fusion"}  # a section of the notebook, found by search in each language
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_notebook_page_shows_the_chapters_prose_and_its_search_titles_carry_no_pilcrow(context, site_url, lang):
+    """A section of the notebook page holds the chapter's words, not just its heading; search finds it by a clean title."""
+    with open_page(context) as w:
+        load(w, site_url + CHAPTER[lang] + "notebook/")
+        cell = w.page.locator(".jp-RenderedMarkdown:has(#summary)")
+        assert cell.locator("#summary").inner_text().replace("¶", "").strip() == SUMMARY[lang]
+        prose = cell.locator("p, li")
+        prose.first.scroll_into_view_if_needed()
+        words = "".join(prose.all_inner_texts())
+        assert prose.first.is_visible() and prose.count() >= 3 and len(words) > 100, f"the summary section of the notebook is all but empty: {words!r}"
+        assert cell.locator("a[href*='glossary/#']").count() >= 1, "the notebook's prose links no glossary term"
+        search_ready(w.page, timeout=30_000)
+        results = search(w, FUSION[lang], keystrokes=False)
+        titles = w.page.locator(".md-search-result__article h1, .md-search-result__article h2").all_inner_texts()
+        assert titles and not [t for t in titles if "¶" in t], titles
+        links = [link for result in results for link in result]
+        assert any(link.endswith("/notebook/#fusion") for link in links), links  # the notebook's own section, found
+        assert w.errors == [], "\n".join(w.errors)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -31,9 +32,10 @@ def committed_cpu(snippet: str) -> Capture:
 
 @pytest.fixture(scope="module")
 def cpu() -> dict[str, Capture]:
-    """What each figure is drawn from on a CPU-built page: the committed CPU captures, and for the
-    figures drawn from GPU captures only (``FigureKind(device="cuda")``) crafted CUDA-shaped ones."""
-    committed = {snippet: committed_cpu(snippet) for kind in figures.KINDS.values() if kind.device is None for snippet in kind.needs}
+    """What each figure is drawn from on a CPU-built page: the committed CPU captures (a GPU-only figure
+    draws its placeholder from them), but chapter 4's timed snippets as crafted CUDA-shaped captures,
+    so that its GPU-only figures are drawn here too (tests/crafted_gpu.py)."""
+    committed = {snippet: committed_cpu(snippet) for kind in figures.KINDS.values() for snippet in kind.needs}
     return {**committed, **crafted_gpu.all_captures()}
 
 
@@ -191,6 +193,8 @@ def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
         ("copy_roof", ["キャッシュ", "対数目盛", "Python のループから"], ["cache", "log scale", "from a Python loop"]),
         ("roofline", ["算術強度", "メモリ律速", "演算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
         ("cos_chain", ["イーガー", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
+        ("regions", ["コンパイル済み領域", "グラフ間の演算", "グラフブレーク 1 個"], ["compiled regions", "ops between graphs", "1 graph break"]),
+        ("overhead", ["GPU のキャプチャが必要"], ["GPU capture needed"]),  # a CPU capture: the placeholder
     ],
 )
 def test_labels_are_translated(cpu, name, ja, en):
@@ -501,3 +505,184 @@ def test_data_key_follows_the_drawn_data_only(cpu):
     changed = dict(cpu, **{SWEEP: dataclasses.replace(cpu[SWEEP], data=data)})
     assert figures.data_key("sweep", changed) != keys["sweep"]
     assert figures.data_key("timeline", changed) == keys["timeline"]
+
+
+# ---------------------------------------------------------------- regions (chapter 3's graph break)
+
+GRAPH_BREAK, REDUCE_OVERHEAD = "ch03/graph_break", "ch03/reduce_overhead"
+CH03 = ROOT / "snippets" / "ch03" / "captures"
+
+
+def trace_ranges(index: int) -> dict[str, list[tuple[str, float, float]]]:
+    """(name, start, duration) of the compiled regions, graph calls and kernels in session
+    ``index`` of graph_break's committed CPU trace, read with gzip and json alone, in µs from
+    the session's first op."""
+    path = CH03 / f"graph_break.cpu.trace{index}.json.gz"
+    ops = [e for e in json.loads(gzip.decompress(path.read_bytes()))["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    origin = min(float(e["ts"]) for e in ops)
+    pick = {"region": lambda n: n.startswith("Torch-Compiled Region"), "graph": lambda n: n.startswith("## Call CompiledFxGraph"),
+            "kernel": lambda n: "cpp_fused_" in n}
+    return {kind: sorted((e["name"], float(e["ts"]) - origin, float(e["dur"])) for e in ops if test(e["name"]))
+            for kind, test in pick.items()}
+
+
+def panel_of(root: ET.Element, function: str) -> ET.Element:
+    return next(g for g in with_class(root, "kb-regions-panel") if g.get("data-function") == function)
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+@pytest.mark.parametrize("layout", [0, 1])
+def test_regions_bars_sit_where_the_trace_puts_each_region_graph_and_kernel(cpu, lang, layout):
+    capture = cpu[GRAPH_BREAK]
+    fig = figures.figure("regions", lang, cpu)
+    root = parse(fig.svgs[layout])
+    for index, part in enumerate(("broken", "fixed")):
+        results = capture.data[part]
+        panel = panel_of(root, results["function"])
+        lane = with_class(panel, "kb-band")[0]
+        x0, span = float(lane.get("x")), float(lane.get("width"))
+        scale = span / float(panel.get("data-axis-us"))
+        truth = trace_ranges(index)
+        assert len(truth["region"]) == results["compiled_regions"] == (2 if part == "broken" else 1)  # the claim, from the trace
+        for kind in ("region", "graph", "kernel"):
+            bars = with_class(panel, f"kb-{kind}-bar")
+            assert len(bars) == len(truth[kind]), (part, kind)
+            for bar, (name, ts, dur) in zip(sorted(bars, key=lambda b: float(b.get("x"))), sorted(truth[kind], key=lambda t: t[1])):
+                assert float(bar.get("x")) == pytest.approx(x0 + ts * scale, abs=0.051), (part, name)
+                assert float(bar.get("width")) == pytest.approx(max(dur * scale, 2.0), abs=0.051), (part, name)
+        # every bar ends inside its lane: the axis reaches past the last one
+        assert all(float(b.get("x")) + float(b.get("width")) <= x0 + span + 0.051 for b in with_class(panel, "kb-kernel-bar"))
+
+
+def test_regions_draw_the_resumed_region_inside_the_first_and_python_between_the_graphs(cpu):
+    root = parse(figures.figure("regions", "en", cpu).svg)
+    broken, fixed = (panel_of(root, cpu[GRAPH_BREAK].data[p]["function"]) for p in ("broken", "fixed"))
+    outer, inner = sorted(with_class(broken, "kb-region-bar"), key=lambda b: float(b.get("x")))
+    assert float(inner.get("y")) > float(outer.get("y"))  # one row lower
+    assert float(outer.get("x")) < float(inner.get("x"))
+    assert float(inner.get("x")) + float(inner.get("width")) <= float(outer.get("x")) + float(outer.get("width")) + 0.051
+    names = ["".join(t.itertext()) for g in with_class(broken, "kb-region") for t in g.iter(SVG + "text")]
+    assert names == ["0/0", "1/0"]
+    # the ops between the graphs: after the first graph call ends, before the second starts
+    first, second = sorted(with_class(broken, "kb-graph-bar"), key=lambda b: float(b.get("x")))
+    (between,) = with_class(broken, "kb-cpu-bar")
+    assert float(first.get("x")) + float(first.get("width")) <= float(between.get("x")) < float(second.get("x"))
+    assert "aten::is_nonzero" in ["".join(t.itertext()) for t in broken.iter(SVG + "text")]
+    assert not with_class(fixed, "kb-cpu-bar") and len(with_class(fixed, "kb-region-bar")) == 1
+    assert len(with_class(fixed, "kb-graph-bar")) == 1
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_regions_data_alt_and_caption_say_what_the_capture_holds(cpu, lang):
+    capture = cpu[GRAPH_BREAK]
+    fig = figures.figure("regions", lang, cpu)
+    broken, fixed = capture.data["broken"], capture.data["fixed"]
+    assert [{k: p[k] for k in ("function", "regions", "region_rows", "graphs", "kernels", "between")} for p in fig.data["panels"]] == [
+        {"function": broken["function"], "regions": broken["compiled_regions"], "region_rows": [0, 1], "graphs": broken["graph_count"],
+         "kernels": capture.sessions[0].launches, "between": ["aten::is_nonzero"]},
+        {"function": fixed["function"], "regions": fixed["compiled_regions"], "region_rows": [0], "graphs": fixed["graph_count"],
+         "kernels": capture.sessions[1].launches, "between": []},
+    ]
+    assert fig.data["source"] == "ch03/graph_break (cpu)"
+    for words in (broken["function"], fixed["function"], "aten::is_nonzero", "0/0", "1/0"):
+        assert words in fig.alt
+    assert ("CPU rehearsal" if lang == "en" else "CPU での予行演習") in fig.caption
+    headings = ["".join(t.itertext()) for t in parse(fig.svg).iter(SVG + "text") if t.get("class") == "kb-bold"]
+    assert headings == ([f"{broken['function']}: 2 compiled regions, 1 graph break", f"{fixed['function']}: 1 compiled region, 0 graph breaks"]
+                        if lang == "en" else
+                        [f"{broken['function']}: コンパイル済み領域 2 個、グラフブレーク 1 個", f"{fixed['function']}: コンパイル済み領域 1 個、グラフブレーク 0 個"])
+
+
+def _without_regions(capture: Capture) -> Capture:
+    sessions = tuple(dataclasses.replace(s, events=tuple(e for e in s.events if e.kind != "region")) for s in capture.sessions)
+    return dataclasses.replace(capture, sessions=sessions)
+
+
+def test_regions_refuses_a_capture_that_cannot_show_them(cpu):
+    capture = cpu[GRAPH_BREAK]
+    with pytest.raises(ValueError, match=r"ch03/graph_break \(cpu\): session 0 records no compiled regions.*kernelbook capture --force"):
+        figures.figure("regions", "en", {GRAPH_BREAK: _without_regions(capture)})
+    miscounted = dict(capture.data, broken=dict(capture.data["broken"], compiled_regions=3))
+    with pytest.raises(ValueError, match=r"session 0 holds 2 compiled regions but the snippet counted 3"):
+        figures.figure("regions", "en", {GRAPH_BREAK: dataclasses.replace(capture, data=miscounted)})
+    with pytest.raises(ValueError, match=r"expected 2 profiling sessions"):
+        figures.figure("regions", "en", {GRAPH_BREAK: dataclasses.replace(capture, sessions=capture.sessions[:1])})
+
+
+def test_regions_on_a_gpu_name_the_lane_gpu_kernels(cpu):
+    capture = cpu[GRAPH_BREAK]
+    sessions = tuple(dataclasses.replace(s, device_kind="cuda") for s in capture.sessions)
+    env = dataclasses.replace(capture.environment, device_kind="cuda", device_name="NVIDIA H200")
+    gpu = dataclasses.replace(capture, device="cuda", sessions=sessions, environment=env)
+    fig = figures.figure("regions", "en", {GRAPH_BREAK: gpu})
+    labels = ["".join(t.itertext()) for t in with_class(parse(fig.svg), "kb-lane-label")]
+    assert labels == ["compiled regions", "inductor graphs", "GPU kernels", "ops between graphs"] * 2
+    assert "NVIDIA H200" in fig.caption
+
+
+# ---------------------------------------------------------------- overhead (CUDA graphs) and GPU-only figures
+
+
+def overhead_capture(device: str = "cuda") -> Capture:
+    rows = [{"size": "small", "batch": 16, "width": 256, "eager_s": 180e-6, "compiled_s": 95e-6, "cuda_graph_s": 41e-6},
+            {"size": "large", "batch": 2048, "width": 2048, "eager_s": 2.9e-3, "compiled_s": 2.85e-3, "cuda_graph_s": 2.8e-3}]
+    launches = {"eager": {"kernel_launches": 16, "graph_launches": 0}, "compiled": {"kernel_launches": 16, "graph_launches": 0},
+                "cuda_graph": {"kernel_launches": 0, "graph_launches": 1}}
+    return fake(REDUCE_OVERHEAD, device, data={"device": device, "measured": True, "layers": 8, "rows": rows, "launches": launches})
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+@pytest.mark.parametrize("layout", [0, 1])
+def test_overhead_bars_are_the_captured_times_on_a_log_axis(lang, layout):
+    capture = overhead_capture()
+    fig = figures.figure("overhead", lang, {REDUCE_OVERHEAD: capture})
+    root = parse(fig.svgs[layout])
+    bars = with_class(root, "kb-bar")
+    drawn = [(b.get("data-size"), b.get("data-series"), float(b.get("data-seconds"))) for b in bars]
+    want = [(r["size"], v, r[f"{v}_s"]) for r in capture.data["rows"] for v in ("eager", "compiled", "cuda_graph")]
+    assert drawn == want and fig.data["bars"] == [list(w) for w in want]
+    # every bar starts at the axis; on a log axis the length of a bar grows by the same step per decade
+    assert len({float(b.get("x")) for b in bars}) == 1
+    x0 = float(bars[0].get("x"))
+    ends = {seconds: x0 + float(b.get("width")) for (_, _, seconds), b in zip(drawn, bars)}
+    per_decade = [(ends[a] - ends[b]) / math.log10(a / b) for a, b in ((180e-6, 41e-6), (2.9e-3, 95e-6), (2.85e-3, 41e-6))]
+    assert max(per_decade) == pytest.approx(min(per_decade), rel=0.01)
+    # the value beside each bar, written as the page writes seconds
+    values = ["".join(t.itertext()) for b in bars for t in [next(g for g in root.iter(SVG + "g") if b in list(g)).find(SVG + "text")]]
+    assert values == ["180 µs", "95.0 µs", "41.0 µs", "2.90 ms", "2.85 ms", "2.80 ms"]
+    launches = " ".join("".join(t.itertext()) for t in with_class(root, "kb-launches"))
+    assert (("16 kernel launches" in launches and "1 graph launch" in launches) if lang == "en"
+            else ("カーネルの起動 16 回" in launches and "グラフの起動 1 回" in launches))
+    assert fig.data["launches"] == capture.data["launches"] and "NVIDIA H200" in fig.caption
+
+
+@pytest.mark.parametrize("lang", figures.LANGS)
+def test_a_gpu_only_figure_on_a_cpu_capture_is_a_placeholder_with_nothing_of_the_cpus(cpu, lang):
+    capture = cpu[REDUCE_OVERHEAD]
+    assert capture.device == "cpu" and capture.data == {"device": "cpu", "measured": False}
+    fig = figures.figure("overhead", lang, cpu)
+    root = parse(fig.svg)
+    needed = "GPU capture needed" if lang == "en" else "GPU のキャプチャが必要"
+    assert fig.data == {"placeholder": True, "device": "cuda", "shown": {REDUCE_OVERHEAD: "cpu"}}
+    assert ["".join(t.itertext()) for t in with_class(root, "kb-placeholder-needed")] == [needed]
+    assert needed in fig.alt and needed in fig.caption and REDUCE_OVERHEAD in fig.alt
+    assert not with_class(root, "kb-bar") and not re.search(r"\d\s?(µs|ms)\b", fig.svg)  # no time drawn, none made up
+    # even a CPU capture that holds numbers is not drawn from
+    noisy = overhead_capture("cpu")
+    assert figures.figure("overhead", lang, {REDUCE_OVERHEAD: noisy}).data == fig.data
+    assert figures.data_key("overhead", {REDUCE_OVERHEAD: noisy}) == figures.data_key("overhead", cpu)
+    assert figures.data_key("overhead", {REDUCE_OVERHEAD: overhead_capture()}) != figures.data_key("overhead", cpu)
+    with pytest.raises(KeyError, match=REDUCE_OVERHEAD):  # a missing capture is still named
+        figures.figure("overhead", lang, {})
+
+
+def test_a_figure_for_one_device_must_say_what_it_shows():
+    from kernelbook.site.figures import FigureKind
+
+    def nothing(*args):
+        raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="needs a subject in ja, en"):
+        FigureKind("gpu_only", ("ch09/x",), nothing, nothing, device="cuda")
+    with pytest.raises(ValueError, match="device is 'cuda', 'cpu' or None"):
+        FigureKind("tpu_only", ("ch09/x",), nothing, nothing, device="tpu", subject={"ja": "x", "en": "x"})

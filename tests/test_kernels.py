@@ -245,6 +245,56 @@ def test_cpu_rule_on_metadata_ops_and_triton_ranges():
     assert ops == ["aten::matmul", "aten::conj", "aten::_conj", "triton: add_kernel", "triton: add_kernel", "aten::mul", "aten::add"]
 
 
+def test_compiled_regions_graph_calls_and_the_eager_ops_between_them():
+    """A graph break's timeline: two regions (the second inside the first), a graph call in
+    each, and the ``aten::`` ops Python ran between them; nothing else is a region event."""
+    events = [
+        _op("TorchDynamo Cache Lookup", 0, 2),
+        _op("Torch-Compiled Region: 0/0", 3, 100),
+        _op("## Call CompiledFxGraph a ##", 5, 20), _op("graph_0_cpp_fused_abs_gt_max_0", 6, 18),
+        _op("aten::empty", 7, 1),  # inside a graph call: inductor's own work, not eager
+        _op("aten::is_nonzero", 30, 6), _op("aten::item", 31, 4),  # `if s > 1:` -> only the outermost aten op
+        _op("Pregraph bytecode", 38, 1),  # not an aten op
+        _range("Torch-Compiled Region: 1/0", 40, 60),  # a user_annotation is CPU-side too
+        _op("## Call CompiledFxGraph b ##", 45, 50), _op("graph_1_cpp_fused_div_relu_0", 46, 48),
+        _op("aten::add", 120, 5),  # after every region: not eager
+        {"ph": "X", "cat": "gpu_user_annotation", "name": "Torch-Compiled Region: 0/0", "ts": 3, "dur": 100, "pid": 0, "tid": 7},
+        _op("aten::mul", 50, 5, tid=2),  # same time, another thread, no region there
+    ]
+    found = extract({"traceEvents": events}, device_kind="cpu")
+    drawn = [(e.kind, e.name, e.ts_us, e.dur_us) for e in found.events if e.kind in ("region", "graph", "eager")]
+    assert drawn == [
+        ("region", "Torch-Compiled Region: 0/0", 3.0, 100.0),
+        ("graph", "## Call CompiledFxGraph a ##", 5.0, 20.0),
+        ("eager", "aten::is_nonzero", 30.0, 6.0),
+        ("region", "Torch-Compiled Region: 1/0", 40.0, 60.0),
+        ("graph", "## Call CompiledFxGraph b ##", 45.0, 50.0),
+    ]
+    # the kernels are counted as before: the ranges add pictures, not kernels
+    assert [k.name for k in found.kernels] == ["graph_0_cpp_fused_abs_gt_max_0", "graph_1_cpp_fused_div_relu_0", "aten::mul", "aten::add"]
+
+
+def test_compiled_regions_in_a_real_graph_break_trace():
+    """The chapter-3 capture of a graph break: its session events are the trace's ranges, read
+    again here with gzip and json alone."""
+    folder = ROOT / "snippets" / "ch03" / "captures"
+    for index, regions in ((0, 2), (1, 1)):
+        path = folder / f"graph_break.cpu.trace{index}.json.gz"
+        raw = [e for e in raw_events(path) if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+        origin = min(float(e["ts"]) for e in raw)
+        want = {
+            "region": [e for e in raw if e["name"].startswith("Torch-Compiled Region")],
+            "graph": [e for e in raw if e["name"].startswith("## Call CompiledFxGraph")],
+        }
+        found = extract(load_trace(path), device_kind="cpu")
+        for kind, truth in want.items():
+            got = [(e.name, e.ts_us, e.dur_us) for e in found.events if e.kind == kind]
+            assert got == [(e["name"], round(float(e["ts"]) - origin, 3), round(float(e["dur"]), 3)) for e in truth]
+        assert len(want["region"]) == regions == len(want["graph"])
+        eager = [e.name for e in found.events if e.kind == "eager"]
+        assert eager == (["aten::is_nonzero"] if regions == 2 else [])
+
+
 def test_cpu_traces_through_cli(cpu_traces):
     for name, expected in (("eager", ["aten::add", "aten::clamp_min"]), ("compiled", None)):
         done = run_cli("kernels", str(cpu_traces[name]), "--json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import html
 import json
@@ -17,6 +18,7 @@ from conftest import ROOT, book_settings, copy_project, run_cli
 from kernelbook.site import notebooks
 from kernelbook.site.book import load_book
 from kernelbook.site.labels import label
+from kernelbook.site.page_text import front_matter, headings
 
 CHAPTER = "ch01"
 LANGS = ("ja", "en")
@@ -48,10 +50,16 @@ def book():
     return load_book(ROOT)
 
 
+def make(lang: str, book, **changes) -> dict:
+    """The chapter's notebook as the build makes it (its glossary, its site_url), figures drawn without a cache."""
+    settings = book_settings(ROOT)
+    options = {"site_url": settings.site_url, "glossary": notebooks.book_glossary(settings), "source": f"{lang}/{CHAPTER}/index.md"}
+    return notebooks.notebook(page(lang), lang, CHAPTER, book, **(options | changes))
+
+
 @pytest.fixture(scope="module")
 def generated(book) -> dict[str, dict]:
-    site_url = book_settings(ROOT).site_url
-    return {lang: notebooks.notebook(page(lang), lang, CHAPTER, book, site_url=site_url) for lang in LANGS}
+    return {lang: make(lang, book) for lang in LANGS}
 
 
 def text(value) -> str:
@@ -92,17 +100,105 @@ def test_outputs_are_the_shown_captures_stdout(generated, book, lang):
         assert text(cell["outputs"][0]["text"]) == captured
 
 
+def markdown_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "markdown"]
+
+
+def _unlinked(text_: str) -> str:
+    """A notebook's Markdown with the glossary's term links back to their words."""
+    return re.sub(r'\[([^\]]*)\]\(https://[^)\s]*/glossary/#[\w-]+ "(?:[^"\\]|\\.)*"\)', r"\1", text_)
+
+
+def _prose_lines(lang: str) -> list[str]:
+    """The page's plain prose lines: no directive, link, heading, admonition line or code in them."""
+    body = front_matter(page(lang))[1]
+    body = re.sub(r"^(`{3,}).*?^\1", "", body, flags=re.MULTILINE | re.DOTALL)
+    lines = []
+    for line in body.splitlines():
+        line = line.strip()
+        if line and not re.search(r"\[\[kb:|\]\(|^#|^!!!|^\?\?\?|^---$|\{[:#.]", line):
+            lines.append(line)
+    return lines
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_heading_cells_follow_the_page_without_anchors(generated, lang):
-    expected = [f"{hashes} {title}" for hashes, title, _ in HEADING.findall(page(lang))]
-    cells = [c for c in generated[lang]["cells"][1:] if c["cell_type"] == "markdown"]
-    assert [text(c["source"]) for c in cells] == expected
-    assert [c["id"] for c in cells] == [f"h-{anchor}" for *_, anchor in HEADING.findall(page(lang))]
-    # interleaved as on the page: each code cell comes after the heading it sits under
-    order = [text(c["source"]).splitlines()[0] if c["cell_type"] == "markdown" else "RUN" for c in generated[lang]["cells"][1:]]
+def test_the_notebook_carries_the_chapters_prose_section_by_section(generated, lang):
+    cells = markdown_cells(generated[lang])
+    text_ = _unlinked("\n".join(text(c["source"]) for c in cells))
+    quoted = re.sub(r"^> ?", "", text_, flags=re.MULTILINE)  # admonitions are quotations in a notebook
+    missing = [line for line in _prose_lines(lang) if line not in text_ and line not in quoted]
+    assert not missing, f"{len(missing)} lines of the page's prose are not in its notebook, e.g. {missing[:3]}"
+    # each section starts a cell of its own (its id: the section's anchor), and none is an empty heading
+    headings = HEADING.findall(page(lang))
+    starts = [c for c in cells if c["id"].startswith("h-")]
+    assert [c["id"] for c in starts] == [f"h-{anchor}" for *_, anchor in headings]
+    for cell, (hashes, title, _) in zip(starts, headings):
+        lines = text(cell["source"]).splitlines()
+        assert lines[0] == f"{hashes} {title}", lines[0]  # the heading without its { #anchor }
+        assert any(line.strip() for line in lines[1:]), f"{lines[0]!r} has nothing under it"
+    # in page order: each code cell after the heading it sits under
+    order = [text(c["source"]).splitlines()[0] if c["id"].startswith("h-") else "RUN"
+             for c in generated[lang]["cells"] if c["id"].startswith(("h-", "run-"))]
     body = re.sub(r"^(#{2,3} .+?)\s*\{ #[\w-]+ \}\s*$", r"\1", page(lang), flags=re.MULTILINE)
     lines = [ln for ln in body.splitlines() if ln.startswith(("## ", "### ")) or RUN.match(ln)]
     assert order == ["RUN" if ln.startswith("[[kb:run") else ln for ln in lines]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_directive_or_site_only_markdown_is_left_in_a_notebook(lang):
+    nb = json.loads(COMMITTED[Path("docs") / lang / CHAPTER / notebooks.NAME])
+    for cell in markdown_cells(nb):
+        source = text(cell["source"])
+        assert "[[kb:" not in source, f"raw directive in cell {cell['id']}"
+        assert not re.search(r"^(?:!!!|\?\?\?|===) ", source, re.MULTILINE), f"an admonition left in cell {cell['id']}"
+        assert not re.search(r"\{ *[#:.][^}]*\}", source), f"an attribute list left in cell {cell['id']}"
+        assert '<span class="kb-error"' not in source
+        for url in re.findall(r"\]\(([^)\s]+)", source) + re.findall(r'href="([^"]+)"', source):
+            assert url.startswith(("https://", "data:image/svg+xml;base64,")), f"a link that breaks on Colab or GitHub: {url}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_directives_become_what_a_notebook_can_show(generated, book, lang):
+    nb = generated[lang]
+    source = "\n".join(text(c["source"]) for c in markdown_cells(nb))
+    # claims as their values; a scoped claim without its device's capture as the page's placeholder
+    assert ("profiler が記録したカーネルの起動は 1 回でした" if lang == "ja" else "the profiler recorded 1 kernel launch") in _unlinked(source)
+    assert f"*{label('needs_cuda', lang)}*" in source
+    kernel = book["ch01/eager_profile"].shown.sessions[-1].kernels[0].name
+    assert f"<code>{kernel}</code>" in source
+    # objectives, then every question with its answer closed in a <details>
+    objectives_cell = nb["cells"][1]
+    assert objectives_cell["id"] == "objectives" and label("objectives", lang) in text(objectives_cell["source"])
+    predicts = len(re.findall(r"^\[\[kb:predict ", page(lang), re.MULTILINE))
+    assert source.count(f"<details>\n<summary>{label('answer', lang)}</summary>") == predicts
+    assert "<details open" not in source
+    for n in range(1, predicts + 1):
+        assert f"**{label('question', lang, n=n)}**" in source
+    assert source.count(label("answer_value", lang, value="")) == predicts - 2  # the two @cuda answers wait for a GPU
+    # figures: the wide drawing as an embedded SVG image, its caption, a link to it on the page
+    figures_ = re.findall(r"^\[\[kb:figure (\w+)\]\]$", page(lang), re.MULTILINE)
+    images = re.findall(r"!\[([^\]]*)\]\(data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\)", source)
+    assert len(images) == len(figures_) == 3
+    for name, (alt, data) in zip(figures_, images):
+        svg = base64.b64decode(data).decode("utf-8")
+        assert svg.startswith("<svg") and "kb-layout-wide" in svg and 'width="720"' in svg and 'fill="#fff"' in svg
+        assert html.unescape(" ".join(alt.split())) in " ".join(html.unescape(svg).split())  # the alt text (inert) is the drawing's title
+        assert f"{book_settings(ROOT).site_url}{'' if lang == 'ja' else 'en/'}{CHAPTER}/#kb-figure-{name})" in source
+    # the kernel panels after their code cells
+    assert source.count(f"**{label('kernels', lang)} (CPU)") == sum(1 for sid in RUN.findall(page(lang)) if book[sid].shown.sessions)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_terms_link_to_the_glossary_in_the_notebooks_language(generated, lang):
+    source = "\n".join(text(c["source"]) for c in markdown_cells(generated[lang]))
+    base = f"{book_settings(ROOT).site_url}{'' if lang == 'ja' else 'en/'}glossary/"
+    links = re.findall(r'\[([^\]]+)\]\(' + re.escape(base) + r'#([\w-]+) "((?:[^"\\]|\\.)*)"\)', source)
+    assert len(links) > 60
+    from kernelbook.site.glossary import load as load_glossary
+
+    g = load_glossary(ROOT / "docs" / "glossary.yml", LANGS)
+    for words, term_id, title in links:
+        assert g.get(term_id) is not None and title.replace('\\"', '"') == g.get(term_id).words[lang].plain
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -151,7 +247,7 @@ def test_provenance_for_gpu_and_mixed_captures(book):
 
 
 def test_deterministic_json_and_stable_ids(book, generated):
-    again = notebooks.notebook(page("ja"), "ja", CHAPTER, book, site_url=book_settings(ROOT).site_url)
+    again = make("ja", book)
     assert notebooks.dumps(again) == notebooks.dumps(generated["ja"])
     dumped = notebooks.dumps(generated["ja"])
     assert json.loads(dumped) == generated["ja"]
@@ -308,6 +404,8 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
         assert html.escape(text(cell["source"]).splitlines()[0], quote=False) in page_html
         assert html.escape(text(cell["outputs"][0]["text"]).splitlines()[0].strip(), quote=False) in page_html
     assert f'lang="{lang}"' in page_html
+    assert page_html.count('src="data:image/svg+xml;base64,') == 3 and page_html.count("<details>") == 8  # figures and answers
+    assert "<blockquote>" in page_html and "kb-term" not in page_html  # the note, as a quotation
     assert label("nb_download", lang) in page_html and "colab.research.google.com/github/" in page_html
     for tag in re.findall(r"<script\b[^>]*>", page_html):  # nothing fetched from outside the site
         src = re.search(r'src="([^"]*)"', tag)
@@ -344,3 +442,14 @@ def test_notebook_pages_load_in_a_browser_from_the_site_alone(browser, site_url)
     finally:
         tab.close()
     assert outside == [] and failed == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_titles_carry_no_pilcrow(built_site, lang):
+    """nbconvert ends each heading with a "¶" link; material's search leaves a headerlink out of a title, and no other."""
+    index = json.loads((built_site / ("" if lang == "ja" else "en") / "search" / "search_index.json").read_text(encoding="utf-8"))
+    titles = [d["title"] for d in index["docs"]]
+    notebook_titles = [d["title"] for d in index["docs"] if "/notebook/" in "/" + d["location"]]
+    assert len(notebook_titles) > 10 and not [t for t in titles if "¶" in t], [t for t in titles if "¶" in t][:5]
+    sections = [h.text.replace("`", "") for h in headings(page(lang)) if h.level <= 3]
+    assert set(sections) <= set(notebook_titles)  # each section of the notebook page is found by its own title

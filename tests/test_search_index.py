@@ -56,6 +56,21 @@ def test_rebase_refuses_a_page_without_materials_config():
         search_index.rebase("<html><body>plain</body></html>", "en/")
 
 
+def test_a_chapters_notebook_ranks_below_the_chapter_and_loses_its_pilcrows():
+    entries = [
+        {"location": "ch03/", "title": "Chapter 3", "text": "recompile"},
+        {"location": "ch03/#guards-recompiles", "title": "Guards and recompiles", "text": ""},
+        {"location": "ch03/notebook/", "title": "Chapter 3 (notebook)", "text": "recompile"},
+        {"location": "ch03/notebook/#guards-recompiles", "title": "Guards and recompiles\u00b6", "text": ""},
+        {"location": "notebooks/", "title": "Notebooks", "text": ""},  # another page's folder name
+    ]
+    got = search_index.demote(entries, "notebook")
+    assert [e.get("boost") for e in got] == [None, None, search_index.NOTEBOOK_BOOST, search_index.NOTEBOOK_BOOST, None]
+    assert search_index.NOTEBOOK_BOOST < 1
+    assert got[3]["title"] == "Guards and recompiles" and got[1] == entries[1]
+    assert entries[3]["title"].endswith("\u00b6") and "boost" not in entries[2]  # the input is not touched
+
+
 def test_built_site_has_one_index_per_language(built_site):
     ja = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     en = json.loads((built_site / "en" / "search" / "search_index.json").read_text(encoding="utf-8"))
@@ -65,6 +80,10 @@ def test_built_site_has_one_index_per_language(built_site):
     assert all(japanese.search(d["title"] + d["text"]) for d in ja["docs"] if d["text"]), "an entry of the Japanese index has no Japanese"
     assert not any(japanese.search(d["title"]) for d in en["docs"]), "an English page's title holds Japanese"
     assert ja["config"]["lang"] == ["ja", "en"] and en["config"]["lang"] == ["en"]
+    # a notebook ranks below its chapter page, its headings' titles as the page's
+    notebook = [d for d in en["docs"] if d["location"].startswith("ch01/notebook/")]
+    assert notebook and all(d["boost"] == search_index.NOTEBOOK_BOOST and not d["title"].endswith("\u00b6") for d in notebook)
+    assert not any("boost" in d for d in en["docs"] if "notebook/" not in d["location"])
     # the pages point at their own language's index
     for page, base in (("en/ch01/index.html", "../../en/"), ("en/index.html", "../en/"), ("ch01/index.html", "..")):
         assert f'"base": "{base}"' in (built_site / page).read_text(encoding="utf-8"), page

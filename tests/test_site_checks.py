@@ -214,11 +214,12 @@ def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_s
 
     names = sorted(p.parent.name for p in ROOT.glob("docs/ja/ch*/index.md"))  # ch01, ch02, ...
     for lang in ("", "en/"):
-        home, instructors = f"/{lang}", f"/{lang}instructors/"
-        chain = [home, *(f"/{lang}{name}/" for name in names), instructors]  # the footer's order
+        home, glossary, instructors = f"/{lang}", f"/{lang}glossary/", f"/{lang}instructors/"
+        chain = [home, *(f"/{lang}{name}/" for name in names), glossary, instructors]  # the footer's order
         assert footer(home) == {"next": chain[1]}
-        assert footer(instructors) == {"prev": chain[-2]}
-        for before, chapter, after in zip(chain, chain[1:-1], chain[2:]):
+        assert footer(glossary) == {"prev": chain[-3], "next": instructors}
+        assert footer(instructors) == {"prev": glossary}
+        for before, chapter, after in zip(chain, chain[1:-2], chain[2:]):
             notebook = chapter + "notebook/"
             assert footer(chapter) == {"prev": before, "next": after}
             assert footer(notebook) == {"prev": chapter, "next": after}

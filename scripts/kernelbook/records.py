@@ -43,9 +43,10 @@ class Kernel:
 
 @dataclass(frozen=True)
 class Event:
-    """A timed event kept for pictures: a kernel, a launch call, or a top-level op."""
+    """A timed event kept for pictures: a kernel, a launch call, a top-level op, or one of
+    torch.compile's ranges (capture/kernels.py says exactly which)."""
 
-    kind: str  # "kernel" | "launch" | "op"
+    kind: str  # "kernel" | "launch" | "op" | "region" | "graph" | "eager"
     name: str
     ts_us: float  # relative to the start of its profiling session
     dur_us: float
@@ -156,7 +157,7 @@ SNIPPET_ID = re.compile(r"[a-z0-9_]+/[a-z0-9_]+")
 TRACE_NAME = re.compile(r"[a-z0-9_]+\.(cuda|cpu)\.trace\d+\.json\.gz")
 CAPTURED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SOURCE_HASH = re.compile(r"[0-9a-f]{64}")
-EVENT_KINDS = ("kernel", "launch", "op")
+EVENT_KINDS = ("kernel", "launch", "op", "region", "graph", "eager")  # capture/kernels.py says which is which
 MAX_CAPTURE_BYTES = 64 * MiB  # stdout and stderr are capped at capture; this is far above any real capture
 
 

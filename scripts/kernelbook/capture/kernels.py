@@ -14,6 +14,15 @@ itself (``x + 1`` wraps and casts the 1 with ``aten::to``; ``sum`` zero-fills it
 is part of that op, not a kernel. A ``record_function("triton: NAME")`` range (a
 ``user_annotation``) is one launch of kernel ``NAME``: Triton's interpreter runs a launch
 on the CPU as a few ``aten::`` copies, which belong to that launch and are not counted.
+
+Besides kernels, a session keeps timed events for pictures (``Event.kind``): ``kernel``,
+``launch`` (CUDA launch calls), ``op`` (CPU ops not inside another op), and on both
+devices the compiled regions of ``torch.compile``: ``region`` (each CPU-side
+``Torch-Compiled Region: F/C`` range, one per piece Dynamo compiled; the piece after a
+graph break runs inside the one before it), ``graph`` (each ``## Call CompiledFxGraph …
+##`` range, one call of inductor's code) and ``eager`` (the outermost ``aten::`` ops a
+region ran outside its graph calls: the Python between graphs, e.g. the ``.item()`` a
+graph break needs).
 """
 
 from __future__ import annotations
@@ -43,6 +52,11 @@ NO_WORK_OPS = frozenset(
         "movedim swapaxes split split_with_sizes chunk unbind unflatten"
     ).split()
 )
+
+# The ranges torch.compile's code runs in: Dynamo's compiled regions and inductor's graph calls.
+REGION_RANGE = "Torch-Compiled Region"
+GRAPH_RANGE = "## Call CompiledFxGraph"
+CPU_RANGE_CATEGORIES = {"cpu_op", "user_annotation"}  # CPU-side; never their gpu_user_annotation mirrors
 
 
 # Ops that, called directly inside a working op, are that op preparing its own
@@ -86,6 +100,7 @@ def extract(trace: Mapping[str, Any], device_kind: str | None = None) -> Extract
         [("kernel", e) for e in kernel_events]
         + [("launch", e) for e in launch_events]
         + [("op", e) for e in _roots(cpu_ops)]
+        + compiled_regions(events)
     )
     origin = min((float(e["ts"]) for _, e in timed), default=0.0)
     kept = tuple(
@@ -160,6 +175,28 @@ def _cpu_kernels(ops: list[dict]) -> list[dict]:
             stack.append([reported, start + float(e.get("dur", 0)), working, dropped or launch, False])
         while stack:
             close(stack.pop())
+    return found
+
+
+def compiled_regions(events: list[dict]) -> list[tuple[str, dict]]:
+    """``torch.compile``'s ranges as (kind, event): ``region``, ``graph``, and ``eager`` for the
+    outermost ``aten::`` ops run inside a region but outside any graph call, on the same thread."""
+    ranges = [e for e in events if e.get("cat") in CPU_RANGE_CATEGORIES]
+    found: list[tuple[str, dict]] = []
+    for evs in _by_thread(ranges).values():
+        stack: list[tuple[float, str]] = []  # (end, role) of the ranges the next event starts inside
+        for e in evs:
+            start, name = float(e["ts"]), str(e["name"])
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            roles = {role for _, role in stack}
+            role = "region" if name.startswith(REGION_RANGE) else "graph" if name.startswith(GRAPH_RANGE) else "other"
+            if role in ("region", "graph"):
+                found.append((role, e))
+            elif name.startswith("aten::") and "region" in roles and not roles & {"graph", "eager"}:
+                role = "eager"
+                found.append((role, e))
+            stack.append((start + float(e.get("dur", 0)), role))
     return found
 
 

@@ -1,59 +1,76 @@
-"""Figures for pages: drawn by ``figures`` from the shown captures, cached on disk by their data.
+"""Figures drawn by ``figures`` from the shown captures, cached on disk by their data.
 
 A figure is redrawn only when what it is drawn from (its captures' relevant data, or the
-drawing code) changes: ``<cache>/figures/<name>.<lang>.<data key>.html``, one file per
-figure and language, older versions removed when a new one is written.
-
-A figure registered for one device (``FigureKind(device="cuda")``) is drawn only from
-fresh captures of that device; until the book has them, the page shows a placeholder
-that says what the figure will show and which capture it waits for (:func:`placeholder_html`).
+drawing code) changes: ``<cache>/figures/<name>.<lang>.<data key>.json``, the drawn
+``Figure`` record, one file per figure and language, older versions removed when a new
+one is written. Pages show its HTML (:func:`figure_html`); notebooks embed its drawing.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from ..records import Capture, write_atomic
 from . import figures
-from .book import Entry
 from .escape import inert
-from .labels import label
+
+if TYPE_CHECKING:
+    from .book import Entry
+
+Draw = Callable[[str, str], figures.Figure]  # (figure name, lang) -> the drawn figure
 
 
-def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
-    """The ``<figure>`` for a page of language ``lang``, and whether it had to be drawn (not cached).
+def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[figures.Figure, bool]:
+    """The figure ``name`` in ``lang``, and whether it had to be drawn (not cached).
 
     Raises what ``figures.figure`` raises for an unknown figure or unusable captures.
     """
-    path = cache / "figures" / f"{name}.{lang}.{figures.data_key(name, captures)[:16]}.html"
+    path = cache / "figures" / f"{name}.{lang}.{figures.data_key(name, captures)[:16]}.json"
     try:
-        return path.read_text(encoding="utf-8"), False
-    except OSError:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return figures.Figure(**{**raw, "svgs": tuple(raw["svgs"])}), False
+    except (OSError, ValueError, TypeError, KeyError):
         pass
     fig = figures.figure(name, lang, captures)
-    out = (f'<figure class="kb-figure" id="kb-figure-{name}">\n{fig.html}\n'
-           f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
-    for stale in path.parent.glob(f"{name}.{lang}.*.html") if path.parent.is_dir() else ():
+    for stale in path.parent.glob(f"{name}.{lang}.*") if path.parent.is_dir() else ():
         stale.unlink(missing_ok=True)
-    write_atomic(path, out.encode("utf-8"))
-    return out, True
+    record = {"name": fig.name, "lang": fig.lang, "svgs": list(fig.svgs), "alt": fig.alt, "caption": fig.caption, "data": fig.data}
+    write_atomic(path, json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    return fig, True
 
 
-def captures_for(name: str, book: Mapping[str, Entry]) -> tuple[dict[str, Capture], list[str]]:
-    """What figure ``name`` is drawn from: each snippet's shown capture, or for a figure of one
-    device that device's fresh capture; and the snippets it needs that have none (then it waits)."""
-    kind = figures.KINDS.get(name)
-    device = kind.device if kind is not None else None
-    chosen = {sid: (e.shown if device is None else e.cuda if device == "cuda" else e.cpu) for sid, e in book.items()}
-    captures = {sid: c for sid, c in chosen.items() if c is not None}
-    waiting = [sid for sid in kind.needs if sid not in captures] if device is not None else []
-    return captures, waiting
+def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
+    """The ``<figure>`` for a page of language ``lang``, and whether it had to be drawn (not cached)."""
+    fig, drawn = cached_figure(cache, name, lang, captures)
+    return page_html(fig), drawn
 
 
-def placeholder_html(name: str, lang: str) -> str:
-    """The ``<figure>`` a page shows while a one-device figure has no capture of its device to be drawn from."""
-    kind = figures.KINDS[name]
-    words = f'{kind.about[lang]} {label("figure_needs_" + kind.device, lang)}'
-    return (f'<figure class="kb-figure kb-figure-waiting" id="kb-figure-{name}" data-waits-for="{kind.device}">\n'
-            f'<p class="kb-figure-placeholder">{inert(words)}</p>\n</figure>\n')
+def page_html(fig: figures.Figure) -> str:
+    return (f'<figure class="kb-figure" id="kb-figure-{fig.name}">\n{fig.html}\n'
+            f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
+
+
+def shown_drawing(book: Mapping[str, "Entry"]) -> Draw:
+    """Figures drawn straight from the captures the pages show (no cache)."""
+    captures = {sid: e.shown for sid, e in book.items() if e.shown is not None}
+    return lambda name, lang: figures.figure(name, lang, captures)
+
+
+def drawing(cache: Path | None, book: Mapping[str, "Entry"], report: Callable[[str, str], None] | None = None) -> Draw:
+    """Figures for the notebooks, from the figure cache (the pages' own drawings) when there is one.
+
+    ``report(name, lang)`` hears of each figure that had to be drawn.
+    """
+    if cache is None:
+        return shown_drawing(book)
+    captures = {sid: e.shown for sid, e in book.items() if e.shown is not None}
+
+    def draw(name: str, lang: str) -> figures.Figure:
+        fig, drawn = cached_figure(cache, name, lang, captures)
+        if drawn and report is not None:
+            report(name, lang)
+        return fig
+    return draw

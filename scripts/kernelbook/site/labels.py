@@ -70,8 +70,8 @@ LABELS: dict[str, dict[str, str]] = {
     },
     # the notebook's first cell and its page on the site
     "nb_intro": {
-        "ja": "この章のスニペットを、章のページと同じ順に並べたノートブックです。本文は[章のページ]({url})にあります。このファイルは章のページとスニペットから自動生成しています。",
-        "en": "This chapter's snippets, in the order the [chapter page]({url}) runs them; the text is on that page. This file is generated from the page and the snippets.",
+        "ja": "この章の本文とスニペットをまとめたノートブックです。[章のページ]({url})から自動生成しているので、本文も数値も章のページと同じです。コードセルはスニペットそのものなので、上から順に自分の環境で実行できます。",
+        "en": "This chapter's text and snippets as a notebook, generated from the [chapter page]({url}): the text and every number are the page's, and each code cell is a snippet exactly, so you can run them top to bottom yourself.",
     },
     "nb_outputs": {
         "ja": "出力欄には、このノートブックを実行した結果ではなく、章のページに載せたのと同じキャプチャの出力が入っています。",
@@ -107,6 +107,18 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "There are no captures yet, so the output cells are empty.",
     },
     "nb_page_title": {"ja": "{title} (ノートブック)", "en": "{title} (notebook)"},  # on the site: not the chapter's own title
+    # what the directives become in a notebook
+    "nb_figure_link": {"ja": "章のページで見る", "en": "see it on the chapter page"},
+    "nb_data_from": {"ja": "{device} でのキャプチャから:", "en": "From the {device} capture:"},
+    "nb_no_figure": {"ja": "(図を描けませんでした: {why})", "en": "(the figure could not be drawn: {why})"},
+    # the glossary page and its entries
+    "glossary_chapter": {"ja": "第 {n} 章", "en": "Chapter {n}"},
+    "glossary_read": {"ja": "この章を読む", "en": "Read the chapter"},
+    "glossary_related": {"ja": "関連", "en": "See also"},
+    "glossary_none": {
+        "ja": "この本には用語集がありません (kernelbook プラグインのオプション `glossary`)。",
+        "en": "This book has no glossary (the kernelbook plugin's `glossary` option).",
+    },
     "nb_date": {"ja": "{date} (UTC)", "en": "{date} (UTC)"},
     "nb_dates": {"ja": "{first} – {last} (UTC)", "en": "{first} to {last} (UTC)"},
     "permalink": {"ja": "この節へのリンク", "en": "Link to this section"},
@@ -118,9 +130,6 @@ LABELS: dict[str, dict[str, str]] = {
     # scoped claims waiting for their device's capture (the text is the spec's, both languages)
     "needs_cuda": {"ja": "GPU のキャプチャが必要", "en": "GPU capture needed"},
     "needs_cpu": {"ja": "CPU のキャプチャが必要", "en": "CPU capture needed"},
-    # a figure drawn from one device's captures only, while the book has none (figure_cache.placeholder_html)
-    "figure_needs_cuda": {"ja": "GPU のキャプチャから描く図です。まだありません。", "en": "Drawn from a GPU capture; there is none yet."},
-    "figure_needs_cpu": {"ja": "CPU のキャプチャから描く図です。まだありません。", "en": "Drawn from a CPU capture; there is none yet."},
     # objectives, at the top of a chapter: a label, not a heading
     "objectives": {"ja": "この章の目標", "en": "In this chapter you will"},
     # exercises: [[kb:predict ...]]

@@ -160,6 +160,9 @@ _NB_HEADING_ID = re.compile(r'<h[1-6] id="([^"]*)"')
 
 def _section_anchors(html: str, page) -> str:
     html = _NB_HEADING.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{m.group(2)}{m.group(4)}", html)
+    # nbconvert's "¶" after each heading, as the chapter pages' permalinks: material's
+    # search leaves a "headerlink" out of a section's title (it put "¶" in every one).
+    html = html.replace('<a class="anchor-link" href="#', '<a class="headerlink" title="Permanent link" href="#')
     ids = _NB_HEADING_ID.findall(html)
     entries, stack = [], list(reversed(list(page.toc or [])))
     while stack:  # the TOC in document order

@@ -1,16 +1,29 @@
 """A chapter as a Jupyter notebook: generated from its page and snippets, never edited by hand.
 
 ``notebook()`` is pure: the chapter's Markdown, its language and the book (which capture
-each snippet shows) go in, an nbformat 4.5 dict comes out. Its cells follow the page:
-a title cell (the chapter's H1, where the outputs were captured, a link back to the page),
-then in document order a Markdown cell per ``##``/``###`` heading and a code cell per
-``[[kb:run SNIPPET]]``, whose source is the snippet file and whose output is the stdout of
-the capture the page shows. Nothing is executed to make it.
+each snippet shows) go in, an nbformat 4.5 dict comes out; with the glossary, it links
+terms as the page does. It carries the chapter as the page tells it:
+
+* a title cell (the chapter's H1, where the outputs were captured, a link to the page,
+  the licence), then the chapter's objectives;
+* the prose as Markdown cells, one per section (a ``##``…``######`` heading starts a cell,
+  whose id is ``h-<the section's anchor>``), in a form Jupyter, Colab and GitHub show:
+  admonitions as quotations, collapsible ones as ``<details>``, links absolute
+  (``notebook_prose.py``), the first use of each glossary term in a section linked to
+  its entry with its definition as the link's title (``term_links.py``);
+* every directive by its notebook rendering (``directives/registry.py``: each directive
+  registers one beside its page rendering): claims as their values (a scoped claim
+  without its device's capture as the page's placeholder), ``[[kb:data]]`` as code,
+  questions with the answer in a closed ``<details>``, figures as embedded SVG images;
+* a code cell per ``[[kb:run SNIPPET]]``: its source is the snippet file, its output the
+  stdout of the capture the page shows; the kernels it launched and where it ran follow
+  in Markdown. Nothing is executed to make it.
 
 ``generate_all()`` writes ``docs/<lang>/<chapter>/notebook.ipynb`` for every chapter page
-with ``[[kb:run`` directives, only where the file's content would change, so a build
-regenerates a notebook exactly when a snippet, a heading or a capture changed. The JSON
-is deterministic (sorted keys, no timestamps, cell ids derived from the content).
+with ``[[kb:run`` directives, only where the file's content would change: a build
+rewrites a notebook exactly when its page (prose included), a snippet, a capture or the
+glossary changed. The JSON is deterministic (sorted keys, no timestamps, cell ids derived
+from the content).
 """
 
 from __future__ import annotations
@@ -24,18 +37,27 @@ from typing import Any
 from urllib.parse import quote
 
 from ..records import Capture, write_atomic
-from ..snippets import read_source
+from . import objectives
 from .book import Entry, load_book
+from .directives import CELL, Context, render_notebook
 from .escape import inert
+from .figure_cache import Draw, drawing, shown_drawing
+from .glossary import Glossary, load as load_glossary
 from .labels import label
-from .page_text import headings, strip_code, title
+from .notebook_prose import absolute
+from .page_text import FENCE, front_matter, headings, strip_code, title
+from .sections import page_url, relative
 from .settings import BookSettings
+from .term_links import link_terms, notebook_link
 
 NAME = "notebook.ipynb"  # beside the chapter's index.md, in each language
 COLAB = "https://colab.research.google.com/github/{repository}/blob/{branch}/docs/{lang}/{chapter}/" + NAME
 
 TRITON_SWITCH = "TRITON_INTERPRET"  # a snippet that sets it runs its Triton kernels interpreted where there is no GPU
 _RUN = re.compile(r"^\[\[kb:run[ \t]+([^\]\s]+)[ \t]*\]\][ \t]*$", re.MULTILINE)
+_TITLE_LINE = re.compile(r"^#[ \t]+[^\n]*\n?", re.MULTILINE)
+_CUT = re.compile(r"^(?:#{1,6}[ \t][^\n]*|\x02cell(?P<cell>\d+)\x03)$", re.MULTILINE)  # a heading, or where a code cell goes (CELL)
+
 
 # ---------------------------------------------------------------- reading the chapter
 
@@ -56,38 +78,61 @@ def outline(chapter_markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
 
 
 def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry], *, site_url: str = "",
-             prefix: str | None = None) -> dict[str, Any]:
+             prefix: str | None = None, glossary: Glossary | None = None, glossary_page: str = "glossary.md",
+             figure: Draw | None = None, source: str | None = None) -> dict[str, Any]:
     """The chapter as an nbformat 4.5 notebook (a plain dict; see the module docstring).
 
-    ``site_url`` makes the link back to the chapter page absolute (it must work from
-    Colab or GitHub too); without it the link is relative to the rendered notebook page.
-    ``prefix`` is where the language's pages sit below ``site_url`` ("" or "en/"; by
-    default "" for Japanese, the book's default language, and "<lang>/" otherwise).
+    ``site_url`` makes every link absolute (it must work from Colab or GitHub too);
+    without it links are relative to the rendered notebook page, one folder below the
+    chapter's. ``prefix`` is where the language's pages sit below ``site_url`` ("" or
+    "en/"; by default "" for Japanese, the book's default language, and "<lang>/"
+    otherwise). ``glossary``: link terms to ``glossary_page`` (relative to the language's
+    folder). ``figure`` draws a figure (by default straight from the shown captures; the
+    site passes its cache). ``source`` names the page in messages.
     """
-    title, items = outline(chapter_markdown)
+    return render(chapter_markdown, lang, chapter, book, site_url=site_url, prefix=prefix, glossary=glossary,
+                  glossary_page=glossary_page, figure=figure, source=source)[0]
+
+
+def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry], *, site_url: str = "",
+           prefix: str | None = None, glossary: Glossary | None = None, glossary_page: str = "glossary.md",
+           figure: Draw | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """``notebook()``, and the problems its directives reported (as the page reports them: page, directive, message)."""
+    prefix = ("" if lang == "ja" else f"{lang}/") if prefix is None else prefix
+    url = _page_url(site_url, prefix, chapter)
+    meta, body = front_matter(chapter_markdown)
+    h1 = title(body) or chapter
+    body = _without_title(body)
+    glossary_url = absolute(relative(page_url(glossary_page), f"{chapter}/"), url)
+    ctx = Context(lang=lang, page=source or f"{chapter}/index.md", book=book, url=url,
+                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url)
+
+    def words(text: str) -> str:
+        return link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang)) if glossary else text
+
     cells: list[dict[str, Any]] = []
     ids: set[str] = set()
-    shown: list[tuple[str, Capture]] = []
-    for kind, value, anchor in items:
-        if kind == "heading":
-            digest = hashlib.sha256(value.encode()).hexdigest()[:8]
-            cells.append(_markdown(_unique(f"h-{anchor}" if anchor else f"h-{digest}", ids), value))
-            continue
-        entry = book.get(value)
-        capture = entry.shown if entry else None
-        source = read_source(entry.snippet.path) if entry else f"# no snippet {value} (expected snippets/{value}.py)\n"
-        if capture is not None:
-            shown.append((value, capture))
-        stem = re.sub(r"[^A-Za-z0-9-]", "-", value.rsplit("/", 1)[-1])
-        cells.append(_code(_unique(f"run-{stem}", ids), source, capture.stdout if capture else ""))
-    prefix = ("" if lang == "ja" else f"{lang}/") if prefix is None else prefix
+    for kind, value, anchor in _pieces(render_notebook(body, ctx, words=words), headings(body)):
+        if kind == "code":
+            cell = ctx.cells[value]
+            stem = re.sub(r"[^A-Za-z0-9-]", "-", cell.snippet.rsplit("/", 1)[-1])
+            cells.append(_code(_unique(f"run-{stem}", ids), cell.source, cell.stdout))
+        else:
+            cells.append(_markdown(_unique(anchor, ids), value))
+    shown = [(c.snippet, book[c.snippet].shown) for c in ctx.cells if c.snippet in book and book[c.snippet].shown is not None]
     # snippets that switch Triton's interpreter on without a GPU: how to run them, here and on Colab
     triton = [label("nb_triton", lang), ""] if any(TRITON_SWITCH in "".join(c["source"]) for c in cells if c["cell_type"] == "code") else []
-    head = [f"# {title or chapter}", "", label("nb_intro", lang, url=_page_url(site_url, prefix, chapter)), "", *triton,
-            label("nb_outputs", lang), "", *_provenance(shown, lang), "", label("nb_license", lang)]
-    cells.insert(0, _markdown(_unique("title", ids), "\n".join(head)))
-    return {
-        "cells": cells,
+    head = [f"# {h1}", "", label("nb_intro", lang, url=url), "", *triton, label("nb_outputs", lang), "",
+            *_provenance(shown, lang), "", label("nb_license", lang)]
+    first = [_markdown(_unique("title", ids), "\n".join(head))]
+    try:
+        goals = objectives.read(meta)
+    except ValueError:
+        goals = []  # the page's render reports it
+    if goals:
+        first.append(_markdown(_unique("objectives", ids), f'**{label("objectives", lang)}**\n\n' + "\n".join(f"- {g}" for g in goals)))
+    nb = {
+        "cells": first + cells,
         "metadata": {
             # Colab opens it on a GPU runtime: the book is about what a GPU runs.
             "accelerator": "GPU",
@@ -98,6 +143,49 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
         "nbformat": 4,
         "nbformat_minor": 5,
     }
+    return nb, list(ctx.errors)
+
+
+def _without_title(body: str) -> str:
+    """The page without its ``#`` title line (outside code): the title cell says it."""
+    code = [(m.start(), m.end()) for m in FENCE.finditer(body)]
+    for m in _TITLE_LINE.finditer(body):
+        if not any(a <= m.start() < b for a, b in code):
+            return body[:m.start()] + body[m.end():]
+    return body
+
+
+def _pieces(markdown: str, marks) -> list[tuple[str, Any, str]]:
+    """The notebook's Markdown cut into ``("markdown", text, cell id)`` and ``("code", index, "")``, in order.
+
+    A heading starts a Markdown cell (its id ``h-<anchor>``, from the page's headings in
+    order); a code cell's marker ends one; Markdown after a code cell in the same section
+    is a cell of its own (``p-<anchor>``).
+    """
+    code = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    anchors = iter(marks)
+    section, out, start = "intro", [], 0
+
+    def add(text: str) -> None:
+        if text.strip():
+            first = text.lstrip("\n").split("\n", 1)[0]
+            heading = re.match(r"#{1,6}[ \t]", first)
+            cell_id = f"h-{section}" if heading else ("intro" if section == "intro" else f"p-{section}")
+            out.append(("markdown", text.strip("\n"), cell_id))
+
+    for m in _CUT.finditer(markdown):
+        if any(a <= m.start() < b for a, b in code):
+            continue
+        add(markdown[start:m.start()])
+        if m.group("cell") is not None:
+            out.append(("code", int(m.group("cell")), ""))
+            start = m.end()
+        else:
+            mark = next(anchors, None)
+            section = mark.anchor if mark is not None and mark.anchor else "h" + hashlib.sha256(m.group(0).encode()).hexdigest()[:8]
+            start = m.start()
+    add(markdown[start:])
+    return out
 
 
 def _provenance(shown: list[tuple[str, Capture]], lang: str) -> list[str]:
@@ -197,14 +285,31 @@ def chapters(settings: BookSettings) -> list[tuple[str, str, Path]]:
     return found
 
 
-def planned(settings: BookSettings, book: dict[str, Entry] | None = None) -> dict[Path, dict[str, Any]]:
-    """Every notebook the book should have, by path."""
+def book_glossary(settings: BookSettings) -> Glossary | None:
+    """The book's glossary (the plugin's ``glossary`` option), or None; ``glossary.GlossaryError`` when it is wrong."""
+    if settings.glossary is None:
+        return None
+    return load_glossary(settings.glossary, settings.languages, source=settings.rel(settings.glossary))
+
+
+def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glossary: Glossary | None = None,
+            figure: Draw | None = None) -> dict[Path, dict[str, Any]]:
+    """Every notebook the book should have, by path: a pure function of each page, the book and its settings.
+
+    ``glossary`` (default: the book's, read from its file) and ``figure`` (default: drawn
+    through the figure cache) let a build pass what it has already read.
+    """
     book = load_book(settings.root, settings.snippets_dir) if book is None else book
-    return {
-        page.parent / NAME: notebook(page.read_text(encoding="utf-8"), lang, chapter, book,
-                                     site_url=settings.site_url, prefix=settings.url_prefix(lang))
-        for lang, chapter, page in chapters(settings)
-    }
+    glossary = book_glossary(settings) if glossary is None else glossary
+    figure = drawing(settings.cache_dir, book) if figure is None else figure
+    found = {}
+    for lang, chapter, page in chapters(settings):
+        linked = glossary if glossary is not None and (settings.pages(lang) / settings.glossary_page).is_file() else None
+        found[page.parent / NAME] = notebook(
+            page.read_text(encoding="utf-8"), lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
+            glossary=linked, glossary_page=settings.glossary_page, figure=figure,
+            source=page.relative_to(settings.docs_dir).as_posix())
+    return found
 
 
 def problems(settings: BookSettings, book: dict[str, Entry]) -> list[str]:
@@ -220,15 +325,15 @@ def problems(settings: BookSettings, book: dict[str, Entry]) -> list[str]:
     return found
 
 
-def generate_all(settings: BookSettings, book: dict[str, Entry] | None = None) -> list[Path]:
-    """Write each chapter's notebook where it changed; the paths actually (re)written."""
-    return [path for path, nb in planned(settings, book).items() if write_if_changed(path, nb)]
+def generate_all(settings: BookSettings, book: dict[str, Entry] | None = None, **given: Any) -> list[Path]:
+    """Write each chapter's notebook where it changed; the paths actually (re)written. ``given``: as for ``planned``."""
+    return [path for path, nb in planned(settings, book, **given).items() if write_if_changed(path, nb)]
 
 
-def stale(settings: BookSettings, book: dict[str, Entry] | None = None) -> list[Path]:
+def stale(settings: BookSettings, book: dict[str, Entry] | None = None, **given: Any) -> list[Path]:
     """Notebooks missing or different from what ``generate_all`` would write; writes nothing."""
     out = []
-    for path, nb in planned(settings, book).items():
+    for path, nb in planned(settings, book, **given).items():
         try:
             same = path.read_bytes() == dumps(nb).encode("utf-8")
         except OSError:

@@ -37,10 +37,10 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import figures, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
-from .figure_cache import captures_for, figure_html, placeholder_html
+from .figure_cache import figure_html
 from .labels import label
 from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
@@ -61,6 +61,8 @@ class KernelbookConfig(Config):
     read_only = c.Type(bool, default=False)  # write nothing into docs/: a stale notebook fails the build instead
     notebooks = c.Type(bool, default=True)  # write docs/<lang>/<chapter>/notebook.ipynb for chapters that run snippets
     cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
+    glossary = c.Type(str, default="")  # the glossary's data file, relative to docs/ (never copied into the site); "": none
+    glossary_page = c.Type(str, default="glossary.md")  # the glossary's page in each language's folder ([[kb:glossary]])
 
 
 # What the blocks the plugin writes are made of: notices and questions (admonition),
@@ -86,11 +88,11 @@ class BuildRun:
     book: dict[str, Entry] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
-    figure_notes: list[str] = field(default_factory=list)  # one-device figures shown as placeholders
     counts: Counter = field(default_factory=Counter)
     notebooks: dict[Path, bytes] = field(default_factory=dict)  # every chapter notebook as this build makes it
     staged: dict[str, str] = field(default_factory=dict)  # docs/ path -> the staged copy rendered instead
     search: object | None = None  # material's search plugin, when each language gets its own index
+    glossary: glossary_site.Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -124,6 +126,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._report(problem)
             if len(settings.languages) > 1:
                 self.run.search = _material_search(config)
+        self.run.glossary = glossary_site.read(self.run.settings, self._report)
         return config
 
     def on_pre_build(self, config):
@@ -137,7 +140,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         try:
             check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
-            planned = notebooks.planned(settings, run.book) if settings.notebooks else {}
+            planned = glossary_site.planned_notebooks(settings, run.book, run.glossary)
         except KernelbookError as exc:  # a snippet's name or bytes, a capture that cannot be read: one line
             raise BadInput(f"kernelbook: {exc}") from None
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
@@ -147,7 +150,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         changed = [path for path, data in run.notebooks.items() if not notebook_cache.holds(path, data)]
         if settings.read_only:  # `kernelbook build --no-capture`: render what is committed
             for path in changed:
-                self._report(f"{_rel(path, settings.root)} is out of date with its page or captures; "
+                self._report(f"{settings.rel(path)} is out of date with its page, captures or glossary; "
                              "run `kernelbook notebooks` and commit it")
             return
         for path in changed:
@@ -171,7 +174,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     @event_priority(-200)  # after mkdocs-static-i18n (-100): see notebook_pages.py
     def _files_notebook_pages(self, files, config):
-        files = notebook_pages.make_pages(files, config, exists=lambda path: path.is_file() or path in self.run.notebooks)
+        files = notebook_pages.make_pages(glossary_site.without_data(files, self.run.settings), config, exists=lambda path: path.is_file() or path in self.run.notebooks)
         staged = self.run.staged
         for file in list(files):  # changed notebooks: rendered and offered from their staged copies
             for one in (file, getattr(file, "download", None)):
@@ -215,7 +218,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
             sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
             pages=pages,
+            glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
         )
+        markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
         try:
             rendered = objectives.after_title(rendered, objectives.render(objectives.read(page.meta), lang))
@@ -282,7 +287,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             if not entries:
                 continue
             own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
-            own.entries = entries
+            own.entries = search_index.demote(entries, Path(notebooks.NAME).stem)
             path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")
@@ -302,20 +307,14 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         for path, data in self.run.notebooks.items():
             if not notebook_cache.holds(path, data):
                 write_atomic(path, data)
-                log.info("kernelbook: wrote %s", _rel(path, self.run.settings.root))
+                log.info("kernelbook: wrote %s", self.run.settings.rel(path))
 
     on_post_build = CombinedEvent(_check_build, _split_search, _post_build_write)
 
     # ------------------------------------------------------------ services for the directives
 
     def _figure(self, name: str, lang: str, ctx: Context) -> str:
-        captures, waiting = captures_for(name, self.run.book)
-        if waiting:  # a GPU-only figure in a book without that GPU capture: not an error, a placeholder
-            note = f"{ctx.page}: [[kb:figure {name}]]: waits for a fresh {figures.KINDS[name].device} capture of {', '.join(waiting)}"
-            if note not in self.run.figure_notes:
-                self.run.figure_notes.append(note)
-                log.info("kernelbook: %s", note)
-            return placeholder_html(name, lang)
+        captures = {sid: e.shown for sid, e in self.run.book.items() if e.shown is not None}
         try:
             out, drawn = figure_html(self.run.settings.cache_dir, name, lang, captures)
         except (KeyError, ValueError) as exc:
@@ -329,7 +328,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         settings = self.run.settings
         folder = settings.pages(lang) / chapter
         if not (folder / notebooks.NAME).is_file() and folder / notebooks.NAME not in self.run.notebooks:
-            where = _rel(folder, settings.root)
+            where = settings.rel(folder)
             return ctx.error(f"[[kb:notebook {chapter}]]", f"no notebook {where}/{notebooks.NAME}: is there a "
                              f"{where}/index.md that runs snippets?")
         view = config.plugins.get("mkdocs-jupyter") is not None  # without it the notebook is a download only
@@ -368,13 +367,6 @@ def _material_search(config):
             log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
             return None
     return None
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _base(page, chapter: str, config) -> str:

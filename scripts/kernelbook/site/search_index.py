@@ -17,7 +17,8 @@ which also read it, are not used), so both now point into the reader's language.
 Each index keeps the search plugin's settings, with its ``lang`` narrowed to what that
 language's pages hold: an English index needs no Japanese segmenter (lunr.ja, TinySegmenter)
 and the reader's browser no longer downloads one; a Japanese index keeps ``ja`` and ``en``,
-because its pages hold English words (code, kernel names) too. Pure: no mkdocs import.
+because its pages hold English words (code, kernel names) too. A chapter's notebook page is
+ranked below the chapter (``demote``). Pure: no mkdocs import.
 """
 
 from __future__ import annotations
@@ -48,6 +49,28 @@ def split(entries: Iterable[Mapping], prefixes: Mapping[str, str]) -> dict[str, 
     for entry in entries:
         lang = language_of(entry["location"], prefixes)
         out[lang].append({**entry, "location": entry["location"][len(prefixes[lang]):]})
+    return out
+
+
+# A chapter's rendered notebook repeats the chapter's headings (and its code and outputs, so
+# its words more often): ranked as high as the page, it comes first for the chapter's own
+# terms. Its entries get this document boost, so the page that teaches a term comes first.
+NOTEBOOK_BOOST = 0.5
+PILCROW = "\u00b6"  # the permalink sign mkdocs-jupyter leaves at the end of a notebook heading's title
+
+
+def demote(entries: Iterable[Mapping], page: str, boost: float = NOTEBOOK_BOOST) -> list[dict]:
+    """``entries`` with ``boost`` (material's per-document search boost) on every entry of a
+    page whose folder is named ``page`` (``"notebook"``: ``ch03/notebook/``, ``ch03/notebook/#x``),
+    and their titles without the permalink sign (``Graph breaks¶`` is one word to the search,
+    which then finds the notebook's heading where it does not find the page's)."""
+    out = []
+    for entry in entries:
+        path = entry["location"].split("#", 1)[0]
+        if path.rstrip("/").rsplit("/", 1)[-1] == page:
+            out.append({**entry, "title": str(entry.get("title", "")).rstrip(PILCROW).rstrip(), "boost": boost})
+        else:
+            out.append(dict(entry))
     return out
 
 

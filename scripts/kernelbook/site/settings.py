@@ -31,6 +31,8 @@ class BookSettings:
     read_only: bool = False
     notebooks: bool = True
     cache_dir: Path | None = None
+    glossary: Path | None = None  # the glossary's data file (in docs/, kept out of the site), if the book has one
+    glossary_page: str = "glossary.md"  # its page, in each language's folder
 
     @property
     def default_language(self) -> str:
@@ -44,11 +46,18 @@ class BookSettings:
         """Where ``lang``'s pages sit below the site root: "" for the default language, else "en/"."""
         return "" if lang == self.default_language else f"{lang}/"
 
+    def rel(self, path: Path) -> str:
+        """``path`` as messages name it: relative to the book's folder where it lies inside it."""
+        return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
+
 
 def from_config(config, options: "KernelbookConfig") -> BookSettings:
     """Settings from a loaded MkDocs config and the plugin's options; ValueError on what cannot work."""
     root = Path(config.config_file_path or ".").resolve().parent
     languages, folders = _languages(config)
+    for name, value in (("glossary", options.glossary), ("glossary_page", options.glossary_page)):
+        if value and (Path(value).is_absolute() or ".." in Path(value).parts):
+            raise ValueError(f"the `{name}` option names a file inside docs/ (relative to it), not {value!r}")
     unknown = [lang for lang in languages if lang not in LANGUAGES]
     if unknown:
         raise ValueError(f"kernelbook writes its pages in {', '.join(LANGUAGES)}; the site is in {', '.join(unknown)} "
@@ -65,6 +74,8 @@ def from_config(config, options: "KernelbookConfig") -> BookSettings:
         read_only=options.read_only,
         notebooks=options.notebooks,
         cache_dir=(root / options.cache_dir).resolve(),
+        glossary=(Path(config.docs_dir) / options.glossary) if options.glossary else None,
+        glossary_page=options.glossary_page,
     )
 
 

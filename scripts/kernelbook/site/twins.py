@@ -22,10 +22,11 @@ def unanchored(markdown: str) -> list[str]:
 
 
 def directives(markdown: str) -> list[str]:
-    """Every block and inline directive outside code, in order, as written."""
+    """Every block and inline directive outside code, in order, as written; not those each language
+    places its own way (``[[kb:term]]``: where a language names a term is its own)."""
     text = strip_code(markdown)
     found = [(m.start(), REGISTRY.read_block(m).text) for m in REGISTRY.block_pattern().finditer(text)]
-    found += [(m.start(), m.group(0)) for m in REGISTRY.inline_pattern().finditer(text)]
+    found += [(m.start(), m.group(0)) for m in REGISTRY.inline_pattern().finditer(text) if REGISTRY.inlines[m.group("name")].twin]
     return [d for _, d in sorted(found)]
 
 

@@ -12,6 +12,10 @@ imports the modules that register them, then renders pages:
 * ``predict``: ``[[kb:predict SNIPPET KIND ... OP VALUE]]`` and its indented question, an
   exercise whose answer (a claim) the run gives
 * ``instructors``: ``[[kb:objectives]]`` and ``[[kb:device-checks]]``, read from every page
+* ``glossary``: ``[[kb:term ID]]``, a link to a term's entry, and ``[[kb:glossary]]``, the glossary page
+
+Each is registered with its notebook rendering too; ``notebook_render.render_notebook``
+makes a page a chapter notebook's Markdown with them.
 
 Code blocks show directives as written; anything left that looks like a directive is an
 error naming the page and the text.
@@ -22,12 +26,14 @@ from __future__ import annotations
 import re
 
 from ..page_text import FENCE
-from . import claims, data, environment, instructors, predict, run, services  # noqa: F401 - each registers its directives
-from .context import Context
+from . import claims, data, environment, glossary, instructors, predict, run, services  # noqa: F401 - each registers its directives
+from .context import CELL, CodeCell, Context
+from .notebook_render import render_notebook
 from .registry import LEFTOVER, REGISTRY, Directive, Registry, block, inline
 from .run import fence
 
-__all__ = ["REGISTRY", "Context", "Directive", "Registry", "block", "fence", "inline", "render_page"]
+__all__ = ["CELL", "REGISTRY", "CodeCell", "Context", "Directive", "Registry", "block", "fence", "inline", "render_notebook",
+           "render_page"]
 
 
 def render_page(markdown: str, ctx: Context, registry: Registry = REGISTRY) -> str:

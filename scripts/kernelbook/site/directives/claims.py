@@ -16,13 +16,19 @@ from .context import Context
 from .registry import REGISTRY, Directive
 
 
-def render(d: Directive, ctx: Context) -> str:
+def read(d: Directive, ctx: Context) -> claims.Reading | str:
+    """The inline claim parsed, checked and read; or what the page shows instead (an error marker, or nothing)."""
     try:
         claim = claims.parse(d.name, d.arg, d.text)
     except claims.ClaimError as exc:
         return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
     reading = evaluate(claim, ctx)
-    return "" if reading is None else inline_value(reading, ctx)
+    return "" if reading is None else reading
+
+
+def render(d: Directive, ctx: Context) -> str:
+    reading = read(d, ctx)
+    return reading if isinstance(reading, str) else inline_value(reading, ctx)
 
 
 def evaluate(claim: claims.Claim, ctx: Context) -> claims.Reading | None:
@@ -64,5 +70,18 @@ def inline_value(reading: claims.Reading, ctx: Context) -> str:
     return f'<span class="kb-value" title="{device}">{text}</span>'
 
 
+def render_notebook(d: Directive, ctx: Context) -> str:
+    """The claim's value as a notebook shows it: code for kernel names and strings, the placeholder in italics."""
+    reading = read(d, ctx)
+    if isinstance(reading, str):
+        return reading
+    claim = reading.claim
+    if reading.capture is None:
+        return f"*{inert(needs_capture(claim.scope, ctx.lang))}*"
+    text = inert(claims.format_value(claim, reading.value, ctx.lang))
+    code = claims.KINDS[claim.kind].code or (isinstance(reading.value, str) and claim.kind == "value")
+    return f"<code>{text}</code>" if code else text
+
+
 for _name in claims.KINDS:
-    REGISTRY.inline(_name)(render)
+    REGISTRY.inline(_name, notebook=render_notebook)(render)

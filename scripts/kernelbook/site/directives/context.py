@@ -5,14 +5,34 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..book import Entry
 from ..page_text import PageText
 
+if TYPE_CHECKING:
+    from ..figures import Figure
+    from ..glossary import Glossary
+
 
 def _nothing(*args: str) -> str:
     return ""
+
+
+def _no_drawing(name: str, lang: str) -> "Figure":
+    raise ValueError("figures are drawn for a notebook only: this render has no drawing service")
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """A notebook's code cell: a snippet's source, as its file holds it, and the output its capture shows."""
+
+    snippet: str  # "ch01/first_kernel"
+    source: str
+    stdout: str  # "" when there is no capture to show
+
+
+CELL = "\x02cell{}\x03"  # where a code cell goes in a notebook's Markdown: never in a page, never typed
 
 
 @dataclass(frozen=True)
@@ -26,6 +46,10 @@ class Context:
     notebook: Callable[[str, str], str] = _nothing  # (chapter, lang) -> Markdown
     sections: Callable[[str], str] = _nothing  # lang -> the section index
     pages: Callable[[str], list[PageText]] = lambda lang: []  # lang -> every page of that language, read
+    url: str = ""  # in a notebook: the page's published URL, which its links are made absolute against
+    drawing: Callable[[str, str], "Figure"] = _no_drawing  # in a notebook: (name, lang) -> the drawn figure
+    glossary: "Glossary | None" = None
+    glossary_url: str = ""  # where this page reaches the glossary page ("../glossary/"; absolute in a notebook)
     errors: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     said: set[str] = field(default_factory=set)  # notices already given in full on this page
@@ -35,6 +59,13 @@ class Context:
         """1, 2, 3, ... for each ``what`` on this page."""
         self.counts[what] = self.counts.get(what, 0) + 1
         return self.counts[what]
+
+    cells: list[CodeCell] = field(default_factory=list)  # a notebook's code cells, in the order rendered
+
+    def code_cell(self, cell: CodeCell) -> str:
+        """A notebook render's code cell: kept aside, with a marker where it goes in the notebook."""
+        self.cells.append(cell)
+        return "\n\n" + CELL.format(len(self.cells) - 1) + "\n\n"
 
     def error(self, where: str, message: str) -> str:
         """Record a problem (the build fails, naming page, directive and message); an inline marker for the page."""

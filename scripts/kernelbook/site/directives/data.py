@@ -11,13 +11,39 @@ from __future__ import annotations
 
 from ...records import Capture
 from .. import claims
+from ..book import Entry
+from ..labels import label
 from .context import Context
 from .registry import Directive, block
 from .run import cpu_notice, fence, per_device
 
 
-@block("data")
+def data_notebook(d: Directive, ctx: Context) -> str:
+    """The shown capture's text as a code block, saying which device's capture it is."""
+    found = _texts(d, ctx)
+    if isinstance(found, str):
+        return found
+    entry, texts, by_device = found
+    device = entry.shown.device
+    return f'*{label("nb_data_from", ctx.lang, device=device.upper())}*\n\n' + fence(texts[device], by_device[device])
+
+
+@block("data", notebook=data_notebook)
 def data(d: Directive, ctx: Context) -> str:
+    found = _texts(d, ctx)
+    if isinstance(found, str):
+        return found
+    entry, texts, by_device = found
+
+    def block_of(capture: Capture) -> str:
+        return fence(texts[capture.device], by_device[capture.device])
+
+    return "\n".join(cpu_notice(entry, ctx) + per_device(entry, block_of))
+
+
+def _texts(d: Directive, ctx: Context) -> tuple[Entry, dict[str, str], dict[str, str]] | str:
+    """The snippet's entry, the text of each fresh capture by device, and each device's code language;
+    or what the page shows instead (an error marker, or nothing)."""
     words = d.arg.split()
     if len(words) != 3:
         return ctx.error(d.text, "write [[kb:data SNIPPET KEY LANG]] (LANG: python, cpp, text, ... or python@cuda,cpp@cpu)")
@@ -42,11 +68,7 @@ def data(d: Directive, ctx: Context) -> str:
         if capture.device not in by_device:
             return ctx.error(d.text, f"no code language for a {capture.device} capture: add @{capture.device} to {langs}")
         texts[capture.device] = got
-
-    def block_of(capture: Capture) -> str:
-        return fence(texts[capture.device], by_device[capture.device])
-
-    return "\n".join(cpu_notice(entry, ctx) + per_device(entry, block_of))
+    return entry, texts, by_device
 
 
 def languages(spec: str) -> dict[str, str]:

@@ -11,9 +11,11 @@ from .context import Context
 from .registry import Directive, block
 
 
-@block("environment")
 def render(d: Directive, ctx: Context) -> str:
     return environment(ctx.book, ctx.lang)
+
+
+block("environment", notebook=render)(render)  # a plain HTML table: a notebook shows it as the page does
 
 
 def environment(book: Mapping[str, Entry], lang: str) -> str:

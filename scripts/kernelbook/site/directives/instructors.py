@@ -24,7 +24,6 @@ def _safe(text: str) -> str:
     return html.escape(text).replace("[", "&#91;")
 
 
-@block("objectives")
 def objectives_index(d: Directive, ctx: Context) -> str:
     out = []
     for page in ctx.pages(ctx.lang):
@@ -37,6 +36,11 @@ def objectives_index(d: Directive, ctx: Context) -> str:
             link = f'<a href="{html.escape(page.url)}">{_safe(title(page.text) or page.rel)}</a>'
             out.append(f'<p class="kb-objectives-page">{link}</p>\n\n' + "\n".join(f"- {item}" for item in items))
     return "\n\n".join(out) + "\n"
+
+
+# The page's rendering serves a notebook too: HTML and Markdown lists whose links are
+# ctx.pages' URLs, which are absolute in a notebook.
+block("objectives", notebook=objectives_index)(objectives_index)
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,6 @@ def scoped(page: PageText) -> list[Scoped]:
     return out
 
 
-@block("device-checks")
 def device_checks(d: Directive, ctx: Context) -> str:
     rows, checked = [], 0
     for page in ctx.pages(ctx.lang):
@@ -99,3 +102,6 @@ def device_checks(d: Directive, ctx: Context) -> str:
     summary = label("dc_summary", ctx.lang, n=len(rows), checked=checked)
     return (f'<p class="kb-dc-summary">{summary}</p>\n\n<div class="kb-device-checks"><table><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>\n')
+
+
+block("device-checks", notebook=device_checks)(device_checks)  # as for the objectives: the same table, links from ctx.pages

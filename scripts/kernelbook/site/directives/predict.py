@@ -20,6 +20,7 @@ from ..escape import inert
 from ..labels import label
 from .claims import evaluate, needs_capture
 from .context import Context
+from .notebook_render import render_notebook
 from .registry import Directive, block
 from .run import indent, provenance_text
 
@@ -37,8 +38,8 @@ def claim_of(d: Directive) -> claims.Claim:
     return claim
 
 
-@block("predict", body=True)
-def predict(d: Directive, ctx: Context) -> str:
+def _asked(d: Directive, ctx: Context) -> tuple[str, str, claims.Reading, int] | str:
+    """The question, its explanation, the claim's reading and the question's number; or what the page shows instead."""
     try:
         claim = claim_of(d)
     except claims.ClaimError as exc:
@@ -49,7 +50,30 @@ def predict(d: Directive, ctx: Context) -> str:
     reading = evaluate(claim, ctx)
     if reading is None:
         return ""
-    n = ctx.next("question")
+    return question, explanation, reading, ctx.next("question")
+
+
+def predict_notebook(d: Directive, ctx: Context) -> str:
+    """The question, then the answer in a closed ``<details>`` (Jupyter, Colab and GitHub open it on a click)."""
+    found = _asked(d, ctx)
+    if isinstance(found, str):
+        return found
+    question, explanation, reading, n = found
+    answer = ["\n".join(line for line in _answer(reading, ctx.lang) if not line.startswith("{:"))]  # no attribute lists
+    if explanation:
+        answer += [render_notebook(explanation, ctx)]
+    if reading.capture is not None:
+        answer.append(f"<sub>{provenance_text(reading.capture, ctx.lang)}</sub>")
+    return "\n\n".join([f'**{label("question", ctx.lang, n=n)}**', render_notebook(question, ctx),
+                         f'<details>\n<summary>{label("answer", ctx.lang)}</summary>', *answer, "</details>"]) + "\n"
+
+
+@block("predict", notebook=predict_notebook, body=True)
+def predict(d: Directive, ctx: Context) -> str:
+    found = _asked(d, ctx)
+    if isinstance(found, str):
+        return found
+    question, explanation, reading, n = found
     answer = _answer(reading, ctx.lang)
     if explanation:
         answer += ["", explanation]
@@ -70,6 +94,7 @@ def split_body(body: str) -> tuple[str, str]:
 
 
 def _answer(reading: claims.Reading, lang: str) -> list[str]:
+    """The answer's first lines: what the run gave (or which capture it waits for), its attribute list beside it."""
     claim = reading.claim
     if reading.capture is None:
         device = label("device_gpu" if claim.scope == "cuda" else "device_cpu", lang)

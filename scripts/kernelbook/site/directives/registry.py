@@ -1,7 +1,14 @@
-"""The page directives by name: each block or inline directive is one function in a registry.
+"""The page directives by name: each block or inline directive is two functions in a registry.
 
-    @block("environment")
-    def environment(d: Directive, ctx: Context) -> str: ...
+    def environment_notebook(d: Directive, ctx: Context) -> str: ...   # in a chapter's notebook
+
+    @block("environment", notebook=environment_notebook)
+    def environment(d: Directive, ctx: Context) -> str: ...            # on the page
+
+Every directive renders twice: on the page (Markdown/HTML for MkDocs) and in the chapter's
+notebook (Markdown that Jupyter, Colab and GitHub show, links absolute; a code cell through
+``ctx.code_cell``). Both are registered together, and registering one without the other is
+an error, so a new directive can't leave ``[[kb:...]]`` in a notebook.
 
 A block directive stands alone on its line (``[[kb:NAME ARGS]]``); registered with
 ``body=True`` it also takes the lines indented by four spaces right below it (blank lines
@@ -38,8 +45,10 @@ Render = Callable[[Directive, "Context"], str]
 @dataclass(frozen=True)
 class Spec:
     name: str
-    render: Render
+    render: Render  # on the page
+    notebook: Render  # in the chapter's notebook
     body: bool = False  # a block that takes the indented lines below it
+    twin: bool = True  # the twin check compares it between the languages (a term link is each language's own)
 
 
 # An indented body: lines starting with four spaces, with blank lines allowed between them.
@@ -55,13 +64,15 @@ class Registry:
         self.blocks: dict[str, Spec] = {}
         self.inlines: dict[str, Spec] = {}
 
-    def block(self, name: str, *, body: bool = False) -> Callable[[Render], Render]:
-        """Register ``render(directive, ctx) -> str`` as the block directive ``[[kb:NAME ...]]``."""
-        return lambda render: self._add(self.blocks, Spec(name, render, body))
+    def block(self, name: str, *, notebook: Render | None = None, body: bool = False) -> Callable[[Render], Render]:
+        """Register ``render(directive, ctx) -> str`` as the block directive ``[[kb:NAME ...]]``,
+        and ``notebook(directive, ctx) -> str`` as what it is in a chapter's notebook."""
+        return lambda render: self._add(self.blocks, Spec(name, render, _needed(name, notebook), body))
 
-    def inline(self, name: str) -> Callable[[Render], Render]:
-        """Register ``render(directive, ctx) -> str`` as the inline directive ``[[kb:NAME ARGS]]``."""
-        return lambda render: self._add(self.inlines, Spec(name, render))
+    def inline(self, name: str, *, notebook: Render | None = None, twin: bool = True) -> Callable[[Render], Render]:
+        """Register ``render(directive, ctx) -> str`` as the inline directive ``[[kb:NAME ARGS]]``,
+        and ``notebook(directive, ctx) -> str`` as what it is in a chapter's notebook."""
+        return lambda render: self._add(self.inlines, Spec(name, render, _needed(name, notebook), twin=twin))
 
     def _add(self, table: dict[str, Spec], spec: Spec) -> Render:
         if spec.name in self.blocks or spec.name in self.inlines:
@@ -95,6 +106,13 @@ class Registry:
 
     def read_inline(self, match: re.Match[str]) -> Directive:
         return Directive(match.group("name"), match.group("arg"), match.group(0))
+
+
+def _needed(name: str, notebook: Render | None) -> Render:
+    if notebook is None:
+        raise ValueError(f"directive {name!r} has no notebook rendering: register it with notebook=... "
+                         "(what it becomes in a chapter's notebook, next to what it is on the page)")
+    return notebook
 
 
 def _names(names) -> str:

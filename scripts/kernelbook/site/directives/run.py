@@ -19,11 +19,25 @@ from ..escape import inert
 from ..labels import label
 from ..previous import previous_block
 from ..units import format_seconds
-from .context import Context
+from .context import CodeCell, Context
 from .registry import Directive, block
 
 
-@block("run")
+def run_notebook(d: Directive, ctx: Context) -> str:
+    """A code cell (the snippet's source, the shown capture's output), then its kernels and provenance."""
+    ctx.entry(d.arg, d.text)  # its problems reported, as on the page
+    found = ctx.book.get(d.arg)
+    if found is None:
+        return ""
+    capture = found.shown
+    cell = ctx.code_cell(CodeCell(d.arg, read_source(found.snippet.path), capture.stdout if capture else ""))
+    if capture is None:
+        return cell
+    parts = [kernel_markdown(capture, ctx.lang)] if capture.sessions else []
+    return cell + "\n\n".join(parts + [f"<sub>{provenance_text(capture, ctx.lang)}</sub>"]) + "\n"
+
+
+@block("run", notebook=run_notebook)
 def run(d: Directive, ctx: Context) -> str:
     entry = ctx.entry(d.arg, d.text)
     return example(entry, ctx) if entry else ""
@@ -122,6 +136,24 @@ def kernel_table(capture: Capture, lang: str) -> str:
     head = f'<tr><th>{label("kernel", lang)}</th><th>{label("launches", lang)}</th><th>{label("time", lang)}</th></tr>'
     return (f'<div class="kb-kernels"><table><caption>{caption}</caption><thead>{head}</thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def kernel_markdown(capture: Capture, lang: str) -> str:
+    """The kernel panel as a Markdown table, for a notebook: short names, the full one as each name's title."""
+    session = capture.sessions[-1]
+    caption = f'{label("kernels", lang)} ({capture.device.upper()})'
+    if len(capture.sessions) > 1:
+        caption += " — " + label("session", lang, i=len(capture.sessions), n=len(capture.sessions))
+    rows = [f'| {label("kernel", lang)} | {label("launches", lang)} | {label("time", lang)} |', "| --- | ---: | ---: |"]
+    for k in session.kernels:
+        name, short = _cell(k.name), _cell(short_name(k.name))
+        rows.append(f'| <code title="{name}">{short}</code> | {k.count} | {format_seconds(k.time_us * 1e-6)} |')
+    rows.append(f'| **{label("total", lang)}** | **{session.launches}** | **{format_seconds(session.kernel_time_us * 1e-6)}** |')
+    return f"**{caption}**\n\n" + "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    return inert(text).replace("|", "&#124;")
 
 
 def provenance(capture: Capture, lang: str) -> str:

@@ -16,12 +16,15 @@ registry), then one module per figure, each calling ``register(FigureKind(...))`
 * ``copy_roof``: a plain copy's bandwidth against the bytes it moves, the cache marked.
 * ``roofline``: FLOP/s against arithmetic intensity, the roofs and the points measured in one run.
 * ``cos_chain``: kernels launched and time per call of ``x.cos()`` applied k times, eager and compiled.
+* ``regions``: a graph break's compiled regions, graph calls and the Python between them.
+* ``overhead``: time per call eager, compiled and replayed as a CUDA graph (GPU only).
 * ``bandwidth``: achieved bandwidth against size, one line per version (chapter 4's
-  ``add_relu_bandwidth`` and ``softmax_bandwidth``; GPU captures only).
-* ``block_size_sweep``: a Triton kernel's bandwidth at each BLOCK_SIZE (GPU captures only).
+  ``add_relu_bandwidth`` and ``softmax_bandwidth``; GPU only).
+* ``block_size_sweep``: a Triton kernel's bandwidth at each BLOCK_SIZE (GPU only).
 
-A figure registered with ``device="cuda"`` is drawn only from fresh CUDA captures (the
-caller passes those); :func:`placeholder` is what a page shows until one exists.
+A figure only one kind of device can measure is registered with ``device="cuda"`` (and a
+``subject``): while the page shows another device's capture, ``placeholder`` draws a box
+saying a GPU capture is needed instead of drawing the CPU's numbers.
 
 Adding a figure is one new module beside these, imported below.
 """
@@ -35,15 +38,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...records import Capture
-from . import traffic, timeline, sweep, copy_roof, roofline, cos_chain, bandwidth, block_size_sweep  # noqa: F401, I001 - each registers its figure(s): this order is FIGURES
+from . import traffic, timeline, sweep, copy_roof, roofline, cos_chain, regions, overhead, bandwidth, block_size_sweep  # noqa: F401, I001 - each registers its figure(s): this order is FIGURES
+from . import placeholder
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
-from .svg import LAYOUTS, Layout
+from .svg import LAYOUTS, Layout, standalone
 from .traffic import TRAFFIC, round_trips, transfers
 
 FIGURES = tuple(KINDS)
 
 __all__ = ["FIGURES", "LANGS", "LAYOUTS", "TRAFFIC", "Figure", "FigureKind", "Layout", "MissingCapture", "data_key",
-           "figure", "register", "round_trips", "transfers"]
+           "figure", "register", "round_trips", "standalone", "transfers"]
 
 
 def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
@@ -53,9 +57,13 @@ def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
     absent, and ``ValueError`` for an unknown figure or language or unusable data.
     """
     kind = _kind(name, lang)
-    _same_device(kind, captures)
-    inputs = kind.inputs(captures)
-    drawn = [kind.draw(inputs, lang, layout) for layout in LAYOUTS]
+    shown = placeholder.elsewhere(kind, captures)
+    if shown:  # a figure only another device can measure: say so, draw nothing from this one
+        inputs = placeholder.inputs(kind, shown)
+        drawn = [placeholder.draw(kind, inputs, lang, layout) for layout in LAYOUTS]
+    else:
+        inputs = kind.inputs(captures)
+        drawn = [kind.draw(inputs, lang, layout) for layout in LAYOUTS]
     first = drawn[0]
     for other, layout in zip(drawn[1:], LAYOUTS[1:]):
         if (other.alt, other.caption, other.data) != (first.alt, first.caption, first.data):
@@ -71,20 +79,11 @@ def data_key(name: str, captures: Mapping[str, Capture]) -> str:
     sessions' events) do not change it; a kernel's time or name does.
     """
     kind = _kind(name, "en")
-    payload = {"figure": name, "code": CODE_HASH, "inputs": kind.inputs(captures)}
+    shown = placeholder.elsewhere(kind, captures)
+    inputs = placeholder.inputs(kind, shown) if shown else kind.inputs(captures)
+    payload = {"figure": name, "code": CODE_HASH, "inputs": inputs}
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def _same_device(kind: FigureKind, captures: Mapping[str, Capture]) -> None:
-    """A figure of one device is never drawn from another device's capture (a CPU run times nothing)."""
-    if kind.device is None:
-        return
-    for sid in kind.needs:
-        got = captures.get(sid)
-        if got is not None and got.device != kind.device:
-            raise ValueError(f"figure {kind.name!r} is drawn from {kind.device} captures only, and was given the "
-                             f"{got.device} capture of {sid}; without a {kind.device} capture the page shows a placeholder")
 
 
 def _kind(name: str, lang: str) -> FigureKind:

@@ -84,18 +84,18 @@ class Spec:
     x_key: str  # "elements" or "n_cols"
     versions: tuple[str, ...]  # drawn in this order, the copy last
     caption: str  # a key of S
-    about: dict[str, str]  # for the placeholder without a GPU capture
+    subject: dict[str, str]  # what it shows, for the placeholder without a GPU capture (figures/placeholder.py)
     rows_key: str | None = None  # a fixed count across the rows ("n_rows"), said on the x axis
 
 
 ADD_RELU = Spec("add_relu_bandwidth", "ch04/add_relu_bandwidth", "elements", ("eager", "compiled", "triton", "copy"), "caption_add_relu",
-                {"en": "Achieved bandwidth of add+relu (eager, torch.compile, your Triton kernel, a plain copy) against length.",
-                 "ja": "add+relu の実効帯域幅 (イーガー、torch.compile、自分の Triton カーネル、単純なコピー) を長さに対して描いた図。"})
+                {"en": "Achieved bandwidth of add+relu (eager, torch.compile, your Triton kernel, a plain copy) against length",
+                 "ja": "add+relu の実効帯域幅 (イーガー、torch.compile、自分の Triton カーネル、単純なコピー) を長さに対して描いた図"})
 SOFTMAX = Spec("softmax_bandwidth", "ch04/fused_softmax", "n_cols", ("naive", "torch", "compiled", "triton", "copy"), "caption_softmax",
                {"en": "Achieved bandwidth of softmax (naive, torch.softmax, torch.compile, your Triton kernel, a plain copy) "
-                      "against row length.",
+                      "against row length",
                 "ja": "softmax の実効帯域幅 (素朴な版、torch.softmax、torch.compile、自分の Triton カーネル、単純なコピー) を"
-                      "行の長さに対して描いた図。"},
+                      "行の長さに対して描いた図"},
                rows_key="n_rows")
 
 
@@ -219,4 +219,4 @@ for _spec in (ADD_RELU, SOFTMAX):
     register(FigureKind(_spec.name, needs=(_spec.snippet,),
                         inputs=lambda captures, spec=_spec: inputs_for(spec, captures),
                         draw=lambda inputs, lang, layout, spec=_spec: draw_for(spec, inputs, lang, layout),
-                        device="cuda", about=_spec.about))
+                        device="cuda", subject=_spec.subject))

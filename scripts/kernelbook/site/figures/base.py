@@ -43,16 +43,17 @@ class FigureKind:
     needs: tuple[str, ...]  # snippet ids of the captures it is drawn from
     inputs: Callable[[Mapping[str, Capture]], dict]  # captures -> exactly what it draws (plain JSON data, validated)
     draw: Callable[[dict, str, Layout], Figure]  # (inputs, lang, layout) -> the figure, its one svg laid out for layout.width
-    # "cuda": drawn only from fresh CUDA captures (what it shows, e.g. timings, only a GPU
-    # measures); without one the page shows a placeholder saying what it will show (``about``).
+    # "cuda": only a GPU can measure what it shows. Drawn only while every capture it needs
+    # that the page shows is a CUDA one; otherwise a placeholder says a GPU capture is
+    # needed (figures/placeholder.py) and ``inputs`` is never called on the CPU's data.
     device: str | None = None
-    about: Mapping[str, str] | None = None  # lang -> what the figure shows, one short phrase (for the placeholder)
+    subject: Mapping[str, str] | None = None  # lang -> what it shows, for the placeholder's words (required with device)
 
     def __post_init__(self) -> None:
         if self.device not in (None, "cuda", "cpu"):
             raise ValueError(f"figure {self.name!r}: device is 'cuda', 'cpu' or None, not {self.device!r}")
-        if self.device is not None and set(self.about or {}) != set(LANGS):
-            raise ValueError(f"figure {self.name!r} is drawn from {self.device} captures only: give `about` in {', '.join(LANGS)}")
+        if self.device and (not self.subject or set(self.subject) != set(LANGS)):
+            raise ValueError(f"figure {self.name!r}: a figure drawn only from {self.device} captures needs a subject in {', '.join(LANGS)}")
 
 
 KINDS: dict[str, FigureKind] = {}

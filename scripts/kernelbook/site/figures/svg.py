@@ -171,6 +171,26 @@ def fit(words: str, room: float, size: float, *, mono: bool = False, min_chars: 
     return ""
 
 
+def wrap(words: str, room: float, size: float) -> list[str]:
+    """``words`` in lines no wider than ``room``, broken at spaces and after 、 and 。 (Japanese
+    puts no spaces between words); a piece wider than ``room`` on its own is broken anywhere."""
+    pieces: list[str] = []
+    for piece in re.findall(r"[^\s、。]+[、。]?\s*|[、。]\s*|\s+", words):
+        if width(piece.rstrip(), size) <= room:
+            pieces.append(piece)
+        else:
+            pieces.extend(piece)  # character by character
+    out: list[str] = []
+    line = ""
+    for piece in pieces:
+        if line.strip() and width((line + piece).rstrip(), size) > room:
+            out.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    if line.strip():
+        out.append(line.rstrip())
+    return out
 def centred(x: float, words: str, size: float, right: float, left: float = 0.0) -> float:
     """Where text centred on ``x`` goes so that all of it stays between ``left`` and ``right``."""
     half = width(words, size) / 2
@@ -244,6 +264,11 @@ RULES: tuple[tuple[str, str], ...] = (
     (" .kb-cpu-bar", f"fill:{FG_LIGHT}"),
     (" .kb-kernel-bar", f"fill:{ACCENT}"),
     (" .kb-group g text", f"font-size:{SMALL}px;font-family:{MONO}"),
+    # compiled regions: outlined ranges with their names inside
+    (" .kb-region-bar", f"fill:{FG_LIGHTEST};stroke:{FG_LIGHT};stroke-width:1"),
+    (" .kb-graph-bar", f"fill:none;stroke:{ACCENT};stroke-width:1.5"),
+    # bar charts
+    (" .kb-bar", "fill:currentColor"),
     # series lines and their markers
     (" .kb-eager", "fill:currentColor"),  # in the figure's colour
     (" .kb-compiled", f"color:{ACCENT};fill:currentColor"),
@@ -298,3 +323,23 @@ def document(name: str, lang: str, layout: Layout, height: float, alt: str, body
     box = f".{cls}{{display:{shown};height:auto;{size}}}"
     parts = [head, f'<title id="{title_id}">{esc(alt)}</title>', f"<style>{box}{css(cls, drawing)}</style>", drawing, "</svg>"]
     return "\n".join(parts)
+
+
+_ROOT = re.compile(r'<svg\b[^>]*\bviewBox="0 0 (?P<w>[\d.]+) (?P<h>[\d.]+)"[^>]*>')
+
+
+def standalone(svg: str) -> str:
+    """One drawing as an image of its own (a notebook embeds it as one): sized by its viewBox, light, opaque.
+
+    No page's theme reaches an image, so its colours fall back to black on white (the
+    light scheme), on a white ground of its own, so that it reads on a dark page too.
+    """
+    m = _ROOT.search(svg)
+    if m is None:
+        raise ValueError("not a figure's drawing: no <svg> with a viewBox")
+    root = m.group(0).replace(' width="100%"', f' width="{m.group("w")}" height="{m.group("h")}" style="color-scheme:light"')
+    ground = '<rect width="100%" height="100%" fill="#fff"/>'
+    body = svg[m.end():]
+    style_end = body.find("</style>")
+    cut = style_end + len("</style>") if style_end >= 0 else 0
+    return svg[:m.start()] + root + body[:cut] + ground + body[cut:]

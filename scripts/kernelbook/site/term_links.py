@@ -1,0 +1,204 @@
+"""Glossary terms on a page: the first use of each term in each section links to its entry. Pure.
+
+Rules, the same on the site and in the notebooks:
+
+* A section runs from one heading to the next (the text above the first heading is one too).
+  In each, the first use of a term links to the glossary page in the page's language, at the
+  term's anchor, with its definition as the link's title (the site shows it as a tooltip);
+  later uses in that section stay plain.
+* Never inside code (fenced or inline), a heading, an admonition's title, a link or any
+  raw HTML element's tag, ``<a>``, ``<code>``, ``<pre>``, ``<svg>``, ``<figure>`` ... , an
+  attribute list, a URL, or a directive (``[[kb:...]]`` with its indented body): what a
+  directive renders (kernel tables, figures, questions) is never linked.
+* A term is found by its forms in the page's language (``glossary.Words.forms``), longest
+  first, so a term inside a longer term is that longer term (``非同期``, not ``同期``). English
+  forms match whole words (a hyphenated word is one word; ``torch.profiler`` is not
+  ``profiler``), any case. Japanese has no spaces, so a form matches inside a longer word,
+  except where the form starts or ends with katakana and the text goes on in katakana
+  (``ビュー`` is not in ``レビュー``), and except inside the words its ``avoid`` list names
+  (``起動`` in ``起動直後``, the start of a process). ``カーネル`` in ``カーネル名`` links.
+* A term whose ``auto`` names chapters links by itself only on those chapters' pages
+  (Triton's ``program`` is not chapter 1's "program"); anywhere, ``[[kb:term ID]]`` (or
+  ``[[kb:term ID the words shown]]``) links it explicitly, and takes the section's link.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+
+from .directives import REGISTRY
+from .directives.registry import LEFTOVER
+from .glossary import Glossary, Link, Term, notebook_link, page_link  # noqa: F401 - the link writers, re-exported
+from .page_text import FENCE
+from .sections import page_url
+
+HEADING_LINE = re.compile(r"^#{1,6}[ \t][^\n]*$", re.MULTILINE)
+# Where no term is linked, besides fenced code and directives.
+_PROTECTED = [
+    HEADING_LINE,
+    re.compile(r"^[ \t]*(?:!!!|\?\?\?\+?|===[!+]?)[ \t][^\n]*$", re.MULTILINE),  # admonition and tab titles
+    re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL),  # inline code
+    re.compile(r"<!--.*?-->", re.DOTALL),
+    re.compile(r"<(a|code|pre|kbd|samp|script|style|svg|figure|button|abbr|textarea)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE),
+    re.compile(r"</?[A-Za-z][^<>]*>"),  # any other tag (its text between tags is prose)
+    re.compile(r"!?\[(?:[^\]\\\n]|\\.)*\]\([^)\n]*\)"),  # [text](url), ![alt](src)
+    re.compile(r"!?\[(?:[^\]\\\n]|\\.)*\]\[[^\]\n]*\]"),  # [text][ref]
+    re.compile(r"^[ \t]*\[[^\]\n]+\]:[^\n]*$", re.MULTILINE),  # [ref]: url
+    re.compile(r"^\*\[[^\]\n]+\]:[^\n]*$", re.MULTILINE),  # *[abbr]: ...
+    re.compile(r"\{[ \t]*[:#.][^}\n]*\}"),  # attribute lists
+    re.compile(r"<?https?://[^\s<>)\]]+>?"),
+]
+_KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
+
+
+def protected(markdown: str) -> list[tuple[int, int]]:
+    """The spans of ``markdown`` where no term may be linked, sorted and merged."""
+    spans = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    patterns = [REGISTRY.block_pattern(), REGISTRY.inline_pattern(), LEFTOVER, *_PROTECTED]
+    for pattern in patterns:
+        spans += [(m.start(), m.end()) for m in pattern.finditer(markdown)]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether [start, end) touches a span."""
+    i = bisect.bisect_right(spans, (start, float("inf"))) - 1
+    if i >= 0 and spans[i][1] > start:
+        return True
+    return i + 1 < len(spans) and spans[i + 1][0] < end
+
+
+def _form_pattern(form: str) -> str:
+    body = r"\s+".join(re.escape(part) for part in form.split())
+    head, tail = form[0], form[-1]
+    if _ASCII_WORD.match(head):
+        body = r"(?<![\w.\-])" + body  # a whole word; "torch.profiler" is not "profiler"
+    elif re.match(f"[{_KATAKANA}]", head):
+        body = f"(?<![{_KATAKANA}])" + body
+    if _ASCII_WORD.match(tail):
+        body += r"(?![\w\-/]|\.\w)"  # "FLOP/s" is not "FLOP"; a full stop ends a sentence, not a name
+    elif re.match(f"[{_KATAKANA}]", tail):
+        body += f"(?![{_KATAKANA}])"
+    return body
+
+
+def _key(words: str) -> str:
+    return " ".join(words.lower().split())
+
+
+def matcher(glossary: Glossary, lang: str, chapter: str, *, every: bool = False) -> tuple[re.Pattern[str], dict[str, Term]]:
+    """One pattern for every form that links itself on a page of ``chapter`` (``every``: all terms),
+    longest first, and the term each form (lower-case, single spaces) belongs to."""
+    owner: dict[str, Term] = {}
+    written: dict[str, str] = {}
+    for term in glossary.terms:
+        if every or term.links_itself_on(chapter):
+            for form in term.words[lang].forms:
+                if _key(form) not in owner:
+                    owner[_key(form)], written[_key(form)] = term, form
+    forms = sorted(written.values(), key=len, reverse=True)
+    if not forms:
+        return re.compile(r"(?!)"), owner
+    return re.compile("|".join(_form_pattern(f) for f in forms), re.IGNORECASE), owner
+
+
+def _avoided(text: str, start: int, end: int, avoid: tuple[str, ...]) -> bool:
+    """Whether the match [start, end) is part of one of the longer words ``avoid`` names."""
+    found = text[start:end].lower()
+    for word in avoid:
+        lowered = word.lower()
+        at = lowered.find(found)
+        while at >= 0:
+            if text[start - at:start - at + len(word)].lower() == lowered:
+                return True
+            at = lowered.find(found, at + 1)
+    return False
+
+
+def link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link: Link) -> str:
+    """``markdown`` with the first use of each term in each section linked by ``link`` (see the module's rules).
+
+    ``chapter`` is the page's chapter folder ("ch01"; "" for a page outside the chapters).
+    """
+    spans = protected(markdown)
+    heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not _in_fence(markdown, m.start())]
+    used: dict[int, set[str]] = {}
+    for term_id, offset in explicit(markdown):  # an explicit link takes its section's link
+        used.setdefault(bisect.bisect_right(heads, offset), set()).add(term_id)
+    pattern, owner = matcher(glossary, lang, chapter)
+    out, last = [], 0
+    for m in pattern.finditer(markdown):
+        if _inside(spans, m.start(), m.end()):
+            continue
+        term = owner[_key(m.group(0))]
+        if _avoided(markdown, m.start(), m.end(), term.words[lang].avoid):
+            continue
+        section = used.setdefault(bisect.bisect_right(heads, m.start()), set())
+        if term.id in section:
+            continue
+        section.add(term.id)
+        out += [markdown[last:m.start()], link(term, m.group(0))]
+        last = m.end()
+    return "".join(out) + markdown[last:]
+
+
+def _in_fence(markdown: str, offset: int) -> bool:
+    return any(m.start() <= offset < m.end() for m in FENCE.finditer(markdown))
+
+
+def explicit(markdown: str) -> list[tuple[str, int]]:
+    """``(id, offset)`` of each ``[[kb:term ID ...]]`` outside code."""
+    fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    found = []
+    for m in REGISTRY.inline_pattern().finditer(markdown):
+        if m.group("name") == "term" and not any(a <= m.start() < b for a, b in fences):
+            found.append((m.group("arg").split()[0] if m.group("arg").split() else "", m.start()))
+    return found
+
+
+# ---------------------------------------------------------------- links to the glossary written by hand
+
+_MD_LINK = re.compile(r"!?\[(?P<text>(?:[^\]\\\n]|\\.)*)\]\((?P<url><[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
+_HTML_LINK = re.compile(r"<a\b[^>]*\bhref=\"(?P<url>[^\"]*)\"[^>]*>(?P<text>.*?)</a>", re.IGNORECASE | re.DOTALL)
+
+
+def unknown_terms(markdown: str, glossary: Glossary, page: str, glossary_page: str) -> list[tuple[str, str]]:
+    """``(link as written, id)`` for each link to the glossary page whose anchor is no term of it.
+
+    ``page`` and ``glossary_page`` are paths relative to the language's folder
+    (``ch01/index.md``, ``glossary.md``); links are read as MkDocs resolves them, to the
+    ``.md`` file or to its directory URL (``../glossary/#kernel``).
+    """
+    code = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    code += [(m.start(), m.end()) for m in _PROTECTED[2].finditer(markdown)]
+    known = set(glossary.ids) | {t.chapter for t in glossary.terms}
+    found = []
+    for pattern in (_MD_LINK, _HTML_LINK):
+        for m in pattern.finditer(markdown):
+            if any(a <= m.start() < b for a, b in code):
+                continue
+            url = m.group("url").strip("<>")
+            path, _, anchor = url.partition("#")
+            if not path or re.match(r"^[a-z][a-z0-9+.-]*:", path, re.IGNORECASE) or not anchor:
+                continue
+            if _lands_on(path, page, glossary_page) and anchor not in known:
+                found.append((m.group(0), anchor))
+    return found
+
+
+def _lands_on(path: str, page: str, glossary_page: str) -> bool:
+    """Whether a link ``path`` written on ``page`` leads to ``glossary_page``."""
+    stem = glossary_page[: -len(".md")]
+    if path.endswith(".md"):
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
+        return target in (glossary_page, stem + "/index.md")
+    return posixpath.normpath(posixpath.join(page_url(page) or ".", path)) == stem
