@@ -58,7 +58,13 @@ def test_two_captures_at_once_take_turns_and_each_capture_matches_its_trace(tmp_
     root = make_project(tmp_path / "book")
     write(root / "snippets/ch01/racer.py", RACER)
     log = tmp_path / "runs.txt"
-    first, second = (_spawn(root, "--force", KB_TEST_LOG=str(log)) for _ in range(2))
+    first = _spawn(root, "--force", KB_TEST_LOG=str(log))
+    # The second starts once the first's snippet runs (it holds the lock by then): on a loaded
+    # machine, two started together may never meet, the second reaching the lock after the first is done.
+    deadline = time.monotonic() + 120
+    while not (log.is_file() and "start" in log.read_text()) and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = _spawn(root, "--force", KB_TEST_LOG=str(log))
     outs = [p.communicate(timeout=300) for p in (first, second)]
     assert first.returncode == 0 and second.returncode == 0, outs
     runs = _intervals(log)

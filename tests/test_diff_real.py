@@ -78,10 +78,10 @@ def test_each_language_shows_how_the_example_changed_from_its_previous_capture(r
     for page, title, previous in (("en/ch01/index.html", "Changes since the previous capture", "Previous capture"),
                                   ("ch01/index.html", "前回のキャプチャからの変化", "前回のキャプチャ")):
         html = (tmp_path / "site" / page).read_text(encoding="utf-8")
-        blocks = re.findall(r'<details class="kb-previous">(.*?)</details>', html, re.S)
-        assert len(blocks) == 1, page  # only the example whose capture replaced another: the committed ones record none
+        start = html.index('id="kb-ch01-eager-profile"')  # the re-captured example, after what it ran
+        after = html.find('class="kb-example"', start)
+        own = html[start:after if after != -1 else len(html)]
+        blocks = re.findall(r'<details class="kb-previous">(.*?)</details>', own, re.S)
+        assert len(blocks) == 1, page  # its own block, from the capture it replaced (the committed one)
         assert f"<summary>{title}</summary>" in blocks[0]
         assert f"{previous}: {committed.environment.device_name} · torch {committed.environment.torch} · {when}" in blocks[0]
-        start = html.index('id="kb-ch01-eager-profile"')  # in its own example, after what it ran
-        after = html.find('class="kb-example"', start)
-        assert start < html.index('<details class="kb-previous">') < (after if after != -1 else len(html))

@@ -83,7 +83,9 @@ def test_built_site_has_one_index_per_language(built_site):
     # a notebook ranks below its chapter page, its headings' titles as the page's
     notebook = [d for d in en["docs"] if d["location"].startswith("ch01/notebook/")]
     assert notebook and all(d["boost"] == search_index.NOTEBOOK_BOOST and not d["title"].endswith("\u00b6") for d in notebook)
-    assert not any("boost" in d for d in en["docs"] if "notebook/" not in d["location"])
+    glossary = [d for d in en["docs"] if d["location"].split("#")[0].rstrip("/").endswith("glossary")]
+    assert glossary and all(d["boost"] == search_index.NOTEBOOK_BOOST for d in glossary)  # ranked below the chapters
+    assert not any("boost" in d for d in en["docs"] if "notebook/" not in d["location"] and d not in glossary)
     # the pages point at their own language's index
     for page, base in (("en/ch01/index.html", "../../en/"), ("en/index.html", "../en/"), ("ch01/index.html", "..")):
         assert f'"base": "{base}"' in (built_site / page).read_text(encoding="utf-8"), page

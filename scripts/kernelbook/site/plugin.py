@@ -288,6 +288,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 continue
             own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
             own.entries = search_index.demote(entries, Path(notebooks.NAME).stem)
+            if self.config.glossary:  # a term's entry is found by its own name: the chapter that teaches it comes first
+                own.entries = search_index.demote(own.entries, Path(self.config.glossary_page).stem)
             path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")
