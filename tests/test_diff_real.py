@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,14 @@ from kernelbook.records import load
 
 SNIPPET = "ch01/eager_profile"
 CAPTURE = "snippets/ch01/captures/eager_profile.cpu.json"
+
+
+def installed(package: str) -> str | None:
+    """The version of ``package`` in this environment, as the harness records it (None: not installed)."""
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
 
 
 @pytest.fixture(scope="module")
@@ -48,17 +57,24 @@ def test_a_fresh_recapture_of_chapter_1_against_the_committed_captures(recapture
     [session] = mine["session_changes"]
     assert session["kernels_added"] == session["kernels_removed"] == session["launch_counts"] == []
     assert session["launches"]["old"] == session["launches"]["new"] == 2
-    assert mine["environment"] == []
+    # The same machine, but not always the same packages: triton is now a test dependency (chapter 4), and
+    # a committed capture made without it installed records none. That, and only that, is reported.
+    recorded, here = load(ROOT / CAPTURE).environment.triton, installed("triton") or installed("pytorch-triton")
+    assert mine["environment"] == ([] if recorded == here else [{"field": "triton", "old": recorded, "new": here}])
     assert all(c["fails"] is None for c in mine["claims"]), mine["claims"]  # the prose holds on the fresh run too
     assert done.returncode == (1 if mine["status"] == "changed" else 0)
-    assert mine["status"] == ("changed" if session["time_us"]["moved"] or mine["claims"] or mine["results"] else "unchanged")
+    assert mine["status"] == ("changed" if session["time_us"]["moved"] or mine["claims"] or mine["results"]
+                              or mine["environment"] else "unchanged")
 
     text = run_cli("diff", str(ROOT / "snippets"), str(recaptured / "snippets"), root=recaptured)
     assert text.returncode == done.returncode
     last = text.stdout.splitlines()[-1]
     assert re.match(r"1 of \d+ capture\(s\) differ" if done.returncode else r"no difference: \d+ capture\(s\) compared", last), text.stdout
     if done.returncode:
-        assert re.search(r"^ch01/eager_profile \(cpu\): 2 → 2 launches, time \d+\.\d\d×$", text.stdout, re.M), text.stdout
+        time = r"\d+\.\d\d×" if session["time_us"]["moved"] else r"unchanged \(\d+\.\d\d×, within ±\d+%\)"
+        assert re.search(rf"^ch01/eager_profile \(cpu\): 2 → 2 launches, time {time}$", text.stdout, re.M), text.stdout
+    for moved in mine["environment"]:
+        assert f"environment: triton `{moved['old']}` → `{moved['new']}`" in text.stdout, text.stdout
 
 
 def test_the_runner_records_the_capture_it_replaced(recaptured):

@@ -71,10 +71,12 @@ def _as_cuda(raw: dict) -> dict:
     return cuda
 
 
-# A GPU-only claim no number stands for: a name only a GPU run shows (`kernel S ~ triton_per_ @cuda`)
+# A GPU-only claim no number stands for: a name only a GPU run shows (`kernel S ~ triton_per_ @cuda`),
+# text only a GPU run's generated code holds (`value S kernel @cuda ~ "tl.program_id(0)"`)
 # or a value shown without a check (`value S rows.0.eager_s @cuda`), which a key only a GPU run
 # records may hold. A CPU capture dressed as CUDA cannot meet it.
-_GPU_ONLY_WORDS = re.compile(r"\[\[kb:\w+ ([a-z0-9_]+/[a-z0-9_]+)[^\]]*?@cuda(\s*(?:==|>=|<=|<|>)\s*[0-9.]+)?\]\]")
+_GPU_ONLY_WORDS = re.compile(r"\[\[kb:\w+ ([a-z0-9_]+/[a-z0-9_]+)[^\]]*?@cuda"
+                             r'(\s*(?:==|>=|<=|<|>)\s*[0-9.]+)?(?:\s*~\s*"[^"]*")?\]\]')
 
 
 def _gpu_only_snippets(root: Path) -> set[str]:
@@ -89,7 +91,7 @@ def hostile_book(dest: Path) -> Path:
     """A copy of the book whose captures (CPU, and CUDA twins of them) are hostile.
 
     Every snippet gets a CUDA twin but those of ``_gpu_only_snippets`` (chapter 3's Triton
-    names and CUDA-graph timings), which keep their hostile CPU capture only."""
+    names and generated code, CUDA-graph timings), which keep their hostile CPU capture only."""
     root = copy_project(dest)
     gpu_only = _gpu_only_snippets(root)
     assert "ch01/first_call" not in gpu_only  # the pages this test reads keep their CUDA twins
