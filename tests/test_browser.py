@@ -214,8 +214,12 @@ KEY_TERMS = [
     ("ja", "グラフブレーク", "ch03", "graph-breaks"), ("en", "graph break", "ch03", "graph-breaks"),
     ("ja", "ガード", "ch03", "guards-recompiles"), ("en", "guard", "ch03", "guards-recompiles"),
     ("ja", "CUDA グラフ", "ch03", "cuda-graphs"), ("en", "CUDA graph", "ch03", "cuda-graphs"),
-    # 再コンパイル typed as one word finds nothing in material's search (TinySegmenter indexes
-    # 再 + コンパイル; the query side segments runs of kanji only): README, "Search".
+    # Words mixing kanji and katakana, typed as one word (mkdocs.yml's search separator splits
+    # them as the index does). Recompiles are taught by a section and its subsection on the limit:
+    # either may come first.
+    ("ja", "再コンパイル", "ch03", ("guards-recompiles", "recompile-limit")),
+    ("en", "recompile", "ch03", ("guards-recompiles", "recompile-limit")),
+    ("ja", "カーネル融合", "ch01", "fusion"),
     ("ja", "マスク", "ch04", "mask"), ("en", "mask", "ch04", "mask"),
 ]
 # Terms a later chapter uses as much as the one that teaches them: that many other chapter pages
@@ -241,7 +245,8 @@ def test_search_finds_a_key_terms_section_in_the_readers_language(context, site_
         owners = {items[i][0] for i in allowed}  # above it: these chapters and their notebooks only
         assert all(item[0].removesuffix("notebook/") in owners for item in items[:at]), f"{query!r}: other pages rank above {page}: {items}"
         best_section = next((href for href in items[at] if "#" in href), None)
-        assert best_section == f"{page}#{section}", f"best section for {query!r}: {best_section}; all results: {items}"
+        sections = (section,) if isinstance(section, str) else section
+        assert best_section in [f"{page}#{s}" for s in sections], f"best section for {query!r}: {best_section}; all results: {items}"
 
 
 TRITON_CHAPTER = {"ja": "/ch04/", "en": "/en/ch04/"}
