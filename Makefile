@@ -8,6 +8,8 @@ PYTHON ?= python3
 VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
+# pytest-xdist workers for `make test` (CI has 2 cores; tests' module fixtures stay on one worker)
+TEST_WORKERS ?= 2
 BIN := $(VENV)/bin
 
 .PHONY: site test capture serve status clean
@@ -18,7 +20,7 @@ site: $(VENV)/.installed
 # pytest's exit 5 means it collected no test: never a pass. Tests write nothing into the
 # checkout, bytecode caches included.
 test: $(VENV)/.installed .ci/.browser
-	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest; code=$$?; \
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup; code=$$?; \
 	if [ $$code -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$code
 
 capture: $(VENV)/.installed

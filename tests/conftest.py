@@ -31,6 +31,20 @@ sys.dont_write_bytecode = True
 os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
 
+# `make test` runs two pytest-xdist workers (`--dist loadgroup`). A module's tests stay together
+# on one worker, so its module fixtures (every snippet's bare run, a broken book built once)
+# run once; the browser tests, which share only the session's site and browser, are spread
+# over both. Without xdist the marker is inert.
+SPREAD_MODULES = {"test_browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__
+        if module not in SPREAD_MODULES:
+            item.add_marker(pytest.mark.xdist_group(module))
+
+
 def cli_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SCRIPTS) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

@@ -228,7 +228,8 @@ KEY_TERMS = [
 SHARED = {("ja", "融合"): 1, ("ja", "カーネル融合"): 1}
 
 
-@pytest.mark.parametrize(("lang", "query", "chapter", "section"), KEY_TERMS)
+@pytest.mark.parametrize(("lang", "query", "chapter", "section"), KEY_TERMS,
+                         ids=[f"{lang}-{query}-{chapter}" for lang, query, chapter, _ in KEY_TERMS])
 def test_search_finds_a_key_terms_section_in_the_readers_language(context, site_url, lang, query, chapter, section):
     """The first chapter page among the results is the term's chapter in the reader's language, and its
     best section the term's; only that chapter's own notebook (its copy of the prose) may rank above it."""

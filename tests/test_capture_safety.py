@@ -43,9 +43,16 @@ with open(os.environ["KB_TEST_LOG"], "a") as log:
 """
 
 
+def _foreground_signals() -> None:
+    # A job started in the background by a shell without job control (`make test &`) inherits
+    # Ctrl-C ignored, and Python then keeps ignoring it: the capture runs as in a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(root: Path, *args: str, **env: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "kernelbook", "capture", "--device", "cpu", *args], cwd=root,
-                            env=cli_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=cli_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_foreground_signals)
 
 
 def _intervals(log: Path) -> list[tuple[float, float]]:
