@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_bandwidth, format_bytes
 from .axes import LogAxes
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, need, register, rows_of
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, axis_title, document, el, marker, num, text, title, width
 
@@ -73,12 +73,8 @@ def inputs(captures: Mapping[str, Capture]) -> dict:
     capture = need(captures, COPY_ROOF, NAME)
     where = f"figure {NAME!r}: {COPY_ROOF} ({capture.device})"
     data = capture.data
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
-        raise ValueError(f"{where}: the capture has no results rows; re-run `kernelbook capture --force {COPY_ROOF}`")
     rows = []
-    for i, row in enumerate(data["rows"]):
-        if not isinstance(row, dict):
-            raise ValueError(f"{where}: row {i} is not an object")
+    for i, row in enumerate(rows_of(capture, where, f"the capture has no results rows; re-run `kernelbook capture --force {COPY_ROOF}`")):
         gpu = row.get("gpu_bytes_per_s")
         rows.append([
             finite(row.get("moved_bytes"), f"{where}: row {i} moved_bytes", positive=True),

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_seconds
 from .axes import decade_label
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, need, register, rows_of
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, document, el, esc, fit, lines, num, text, title, width, wrap
 
@@ -75,13 +75,11 @@ S = Strings({
 def inputs(captures: Mapping[str, Capture]) -> dict:
     capture = need(captures, REDUCE_OVERHEAD, NAME)
     where = f"figure '{NAME}': {REDUCE_OVERHEAD} ({capture.device})"
-    data = capture.data if isinstance(capture.data, dict) else {}
-    if not isinstance(data.get("rows"), list) or not data["rows"]:
-        raise ValueError(f"{where}: the capture has no results rows; re-run `kernelbook capture --force {REDUCE_OVERHEAD}`")
+    data = capture.data
     rows = []
-    for i, row in enumerate(data["rows"]):
-        if not isinstance(row, dict) or not isinstance(row.get("size"), str):
-            raise ValueError(f"{where}: row {i} is not an object with a size name")
+    for i, row in enumerate(rows_of(capture, where, f"the capture has no results rows; re-run `kernelbook capture --force {REDUCE_OVERHEAD}`")):
+        if not isinstance(row.get("size"), str):
+            raise ValueError(f"{where}: row {i} has no size name")
         rows.append({
             "size": row["size"],
             "batch": int(finite(row.get("batch"), f"{where}: row {i} batch", positive=True)),

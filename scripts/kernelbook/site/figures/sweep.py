@@ -15,7 +15,7 @@ from typing import Any
 from ...records import Capture
 from ..units import format_bandwidth, format_seconds, format_si
 from .axes import LogAxes
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, need, register, rows_of
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, Panel, arrange, document, el, marker, num, text, title, width
 from .traffic import transfers
@@ -75,13 +75,10 @@ def inputs(captures: Mapping[str, Capture]) -> dict:
     capture = need(captures, SIZE_SWEEP, NAME)
     where = f"figure 'sweep': {SIZE_SWEEP} ({capture.device})"
     data = capture.data
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
-        raise ValueError(f"{where}: the capture has no results rows; re-run `kernelbook capture --force {SIZE_SWEEP}`")
+    captured = rows_of(capture, where, f"the capture has no results rows; re-run `kernelbook capture --force {SIZE_SWEEP}`")
     rows = []
-    copies = all(isinstance(row, dict) and "copy_s" in row for row in data["rows"])  # the copy timed at every length
-    for i, row in enumerate(data["rows"]):
-        if not isinstance(row, dict):
-            raise ValueError(f"{where}: row {i} is not an object")
+    copies = all("copy_s" in row for row in captured)  # the copy timed at every length
+    for i, row in enumerate(captured):
         rows.append(
             [
                 finite(row.get("elements"), f"{where}: row {i} elements", positive=True),
