@@ -19,7 +19,7 @@ from typing import Any
 from ...records import Capture
 from ..units import format_bandwidth
 from .axes import LinearY
-from .base import Figure, FigureKind, finite, need, register, rows_of
+from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings
 from .svg import FONT, Layout, document, el, num, text, title, width
 
@@ -100,8 +100,7 @@ SOFTMAX = Spec("softmax_bandwidth", "ch04/fused_softmax", "n_cols", ("naive", "t
 
 
 def inputs_for(spec: Spec, captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, spec.snippet, spec.name)
-    where = f"figure {spec.name!r}: {spec.snippet} ({capture.device})"
+    capture, where = source(captures, spec.snippet, spec.name)
     rows = rows_of(capture, where, "the capture has no timed rows (a CPU capture times nothing); this figure is drawn from a GPU capture")
     xs, series, fixed = [], {v: [] for v in spec.versions}, set()
     for i, row in enumerate(rows):

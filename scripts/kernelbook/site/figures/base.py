@@ -86,6 +86,13 @@ def need(captures: Mapping[str, Capture], snippet: str, name: str) -> Capture:
     return capture
 
 
+def source(captures: Mapping[str, Capture], snippet: str, name: str) -> tuple[Capture, str]:
+    """The capture figure ``name`` is drawn from (:func:`need`), and the place its errors name:
+    ``figure 'NAME': SNIPPET (DEVICE)``."""
+    capture = need(captures, snippet, name)
+    return capture, f"figure {name!r}: {snippet} ({capture.device})"
+
+
 def finite(value: Any, what: str, *, positive: bool = False) -> float:
     """``value`` as a non-negative (or positive) finite float; ValueError naming ``what`` otherwise."""
     try:
@@ -97,12 +104,12 @@ def finite(value: Any, what: str, *, positive: bool = False) -> float:
     return number
 
 
-def rows_of(capture: Capture, where: str, missing: str) -> list[dict]:
+def rows_of(capture: Capture, where: str, missing: str | None = None) -> list[dict]:
     """The capture's ``results["rows"]``, each an object; ValueError ``"{where}: {missing}"`` when
-    there are none, naming the row that is not an object otherwise."""
+    there are none (by default: no results rows, re-capture), naming the row that is not an object otherwise."""
     data = capture.data
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
-        raise ValueError(f"{where}: {missing}")
+        raise ValueError(f"{where}: " + (missing or f"the capture has no results rows; re-run `kernelbook capture --force {capture.snippet}`"))
     for i, row in enumerate(data["rows"]):
         if not isinstance(row, dict):
             raise ValueError(f"{where}: row {i} is not an object")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_bandwidth
 from .axes import LinearY
-from .base import Figure, FigureKind, finite, need, register, rows_of
+from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings
 from .svg import FONT, Layout, document, el, lines, num, text, title, width
 
@@ -52,11 +52,10 @@ SUBJECT = {"en": "The add+relu kernel's achieved bandwidth at each BLOCK_SIZE fr
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, SNIPPET, NAME)
-    where = f"figure {NAME!r}: {SNIPPET} ({capture.device})"
+    capture, where = source(captures, SNIPPET, NAME)
     data = capture.data
     bars = []
-    for i, row in enumerate(rows_of(capture, where, "the capture has no rows")):
+    for i, row in enumerate(rows_of(capture, where)):
         bars.append([
             int(finite(row.get("block_size"), f"{where}: row {i} block_size", positive=True)),
             int(finite(row.get("programs"), f"{where}: row {i} programs", positive=True)),

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_bandwidth, format_bytes
 from .axes import LogAxes
-from .base import Figure, FigureKind, finite, need, register, rows_of
+from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, axis_title, document, el, marker, num, text, title, width
 
@@ -70,11 +70,10 @@ S = Strings({
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, COPY_ROOF, NAME)
-    where = f"figure {NAME!r}: {COPY_ROOF} ({capture.device})"
+    capture, where = source(captures, COPY_ROOF, NAME)
     data = capture.data
     rows = []
-    for i, row in enumerate(rows_of(capture, where, f"the capture has no results rows; re-run `kernelbook capture --force {COPY_ROOF}`")):
+    for i, row in enumerate(rows_of(capture, where)):
         gpu = row.get("gpu_bytes_per_s")
         rows.append([
             finite(row.get("moved_bytes"), f"{where}: row {i} moved_bytes", positive=True),

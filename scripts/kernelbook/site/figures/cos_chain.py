@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from ...records import Capture
 from ..units import format_seconds
 from .axes import LinearAxes, linear_ticks, tick_label
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, register, source
 from .strings import Strings
 from .svg import FONT, Layout, Panel, arrange, document, el, marker, num, text, title, width
 
@@ -56,8 +56,7 @@ S = Strings({
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, COS_CHAIN, NAME)
-    where = f"figure {NAME!r}: {COS_CHAIN} ({capture.device})"
+    capture, where = source(captures, COS_CHAIN, NAME)
     data = capture.data
     if not isinstance(data, dict) or not all(isinstance(data.get(k), list) and data[k] for k in ("ks", "sessions", "rows")):
         raise ValueError(f"{where}: the capture has no ks, sessions and rows; re-run `kernelbook capture --force {COS_CHAIN}`")

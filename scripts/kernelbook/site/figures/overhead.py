@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_seconds
 from .axes import decade_label
-from .base import Figure, FigureKind, finite, need, register, rows_of
+from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, document, el, esc, fit, lines, num, text, title, width, wrap
 
@@ -73,11 +73,10 @@ S = Strings({
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, REDUCE_OVERHEAD, NAME)
-    where = f"figure '{NAME}': {REDUCE_OVERHEAD} ({capture.device})"
+    capture, where = source(captures, REDUCE_OVERHEAD, NAME)
     data = capture.data
     rows = []
-    for i, row in enumerate(rows_of(capture, where, f"the capture has no results rows; re-run `kernelbook capture --force {REDUCE_OVERHEAD}`")):
+    for i, row in enumerate(rows_of(capture, where)):
         if not isinstance(row.get("size"), str):
             raise ValueError(f"{where}: row {i} has no size name")
         rows.append({

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from ...kernel_names import short_name
 from ...records import Capture
 from .axes import nice_step, tick_label
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, register, source
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, document, el, esc, fit, lines, num, text, title, width, wrap
 
@@ -87,8 +87,7 @@ S = Strings({
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, GRAPH_BREAK, NAME)
-    where = f"figure '{NAME}': {GRAPH_BREAK} ({capture.device})"
+    capture, where = source(captures, GRAPH_BREAK, NAME)
     data = capture.data if isinstance(capture.data, dict) else {}
     if len(capture.sessions) != len(PARTS):
         raise ValueError(f"{where}: expected {len(PARTS)} profiling sessions ({', '.join(PARTS)}), found {len(capture.sessions)}; "

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from ...records import Capture
 from ..units import format_bandwidth, format_number, format_si
 from .axes import LogAxes
-from .base import Figure, FigureKind, finite, need, register
+from .base import Figure, FigureKind, finite, register, source
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, axis_title, document, el, marker, num, text, title, width
 
@@ -66,8 +66,7 @@ S = Strings({
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, MM_VS_ADD, NAME)
-    where = f"figure {NAME!r}: {MM_VS_ADD} ({capture.device})"
+    capture, where = source(captures, MM_VS_ADD, NAME)
     data = capture.data
     if not isinstance(data, dict) or not isinstance(data.get("matmuls"), list) or not data["matmuls"] \
             or not isinstance(data.get("add"), dict):

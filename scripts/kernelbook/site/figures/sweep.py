@@ -15,7 +15,7 @@ from typing import Any
 from ...records import Capture
 from ..units import format_bandwidth, format_seconds, format_si
 from .axes import LogAxes
-from .base import Figure, FigureKind, finite, need, register, rows_of
+from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, Panel, arrange, document, el, marker, num, text, title, width
 from .traffic import transfers
@@ -72,10 +72,9 @@ S = Strings({
 
 
 def inputs(captures: Mapping[str, Capture]) -> dict:
-    capture = need(captures, SIZE_SWEEP, NAME)
-    where = f"figure 'sweep': {SIZE_SWEEP} ({capture.device})"
+    capture, where = source(captures, SIZE_SWEEP, NAME)
     data = capture.data
-    captured = rows_of(capture, where, f"the capture has no results rows; re-run `kernelbook capture --force {SIZE_SWEEP}`")
+    captured = rows_of(capture, where)
     rows = []
     copies = all("copy_s" in row for row in captured)  # the copy timed at every length
     for i, row in enumerate(captured):
