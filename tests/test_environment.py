@@ -139,10 +139,48 @@ def test_a_cpu_capture_does_not_compare_the_cpu_model(tmp_path, fake_machine):
     root = cuda_book(tmp_path / "book")
     path = root / "snippets/ch01/captures/eager_profile.cpu.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    raw["environment"]["device_name"] = "CPU (some other model)"
+    raw["environment"].update(device_name="CPU (some other model)", triton=fake_machine["triton"])
     path.write_text(json.dumps(raw), encoding="utf-8")
     (snippet,) = discover(root)
     assert freshness.assess(root, snippet, "cpu", ("cuda", "cpu"), raw["freshness"]["torch"]).state == "fresh"
+
+
+@pytest.mark.parametrize("then, now, reason", [
+    (None, "3.7.1", "triton changed (none -> 3.7.1)"),  # main's red suite: captured without triton, run with it
+    ("3.7.1", None, "triton changed (3.7.1 -> none)"),
+    ("3.7.1", "3.8.0", "triton changed (3.7.1 -> 3.8.0)"),
+])
+def test_triton_installed_removed_or_upgraded_makes_a_cpu_capture_stale(tmp_path, fake_machine, then, now, reason):
+    """On a CPU, triton's presence changes what inductor compiles (the graph_N_ of a C++ kernel) and
+    what chapter 4's interpreter does: a capture taken under another triton is not what a run shows now."""
+    root = cuda_book(tmp_path / "book")
+    path = root / "snippets/ch01/captures/eager_profile.cpu.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["environment"]["triton"] = then
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    fake_machine.update(triton=now)
+    (snippet,) = discover(root)
+    state = freshness.assess(root, snippet, "cpu", ("cpu",), raw["freshness"]["torch"])
+    assert (state.state, state.reason, state.changed) == ("stale", reason, ("triton",))
+    assert state.true_of_source  # still a true record of its snippet: the pages go on showing it
+
+
+@pytest.mark.parametrize("device, then, now", [
+    ("cpu", "2.13.0+cpu", "2.13.0"),  # a CPU capture from the CPU wheel, on a machine with PyPI's CUDA wheel
+    ("cpu", "2.13.0", "2.13.0+cpu"),
+    ("cuda", "2.13.0", "2.13.0+cu126"),  # the same torch version from another CUDA index
+])
+def test_another_build_of_the_same_torch_version_makes_a_capture_stale(tmp_path, fake_machine, device, then, now):
+    """The README promises it: a capture records the exact torch build (`2.13.0+cpu`), and another build is a change."""
+    root = cuda_book(tmp_path / "book")
+    path = root / f"snippets/ch01/captures/eager_profile.{device}.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["freshness"]["torch"] = then
+    raw["environment"].update(torch=then, triton=fake_machine["triton"])
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    (snippet,) = discover(root)
+    state = freshness.assess(root, snippet, device, ("cuda", "cpu"), now)
+    assert (state.state, state.reason) == ("stale", f"torch changed ({then} -> {now})")
 
 
 # ---------------------------------------------------------------- the real probes, faked from outside

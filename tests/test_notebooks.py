@@ -453,3 +453,33 @@ def test_search_titles_carry_no_pilcrow(built_site, lang):
     assert len(notebook_titles) > 10 and not [t for t in titles if "¶" in t], [t for t in titles if "¶" in t][:5]
     sections = [h.text.replace("`", "") for h in headings(page(lang)) if h.level <= 3]
     assert set(sections) <= set(notebook_titles)  # each section of the notebook page is found by its own title
+
+
+def test_with_fresh_cuda_and_cpu_captures_the_notebook_shows_what_the_page_shows(tmp_path):
+    """The day a GPU capture lands beside the CPU one, both are fresh: the page and the notebook show
+    the CUDA run (the CPU rehearsal only as the page's second panel), never one each."""
+    import shutil
+
+    from kernelbook.site.directives import Context, render_page
+
+    shutil.copytree(ROOT / "snippets", tmp_path / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+    sid = RUN.findall(page("en"))[0]
+    cpu_path = tmp_path / "snippets" / f"{sid}.py"
+    cpu_path = cpu_path.parent / "captures" / f"{cpu_path.stem}.cpu.json"
+    raw = json.loads(cpu_path.read_text(encoding="utf-8"))
+    raw["device"], raw["trace_files"] = "cuda", []
+    raw["environment"].update(device_kind="cuda", device_name="NVIDIA H200", cuda="13.0", triton="3.7.1")
+    for session in raw["sessions"]:
+        session["device_kind"] = "cuda"
+    raw["stdout"] = ["what the GPU run printed"]
+    cpu_path.with_name(cpu_path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    book = load_book(tmp_path)
+    assert book[sid].cuda is not None and book[sid].cpu is not None, "both captures must be fresh for this test"
+    cpu_stdout = book[sid].cpu.stdout
+    for lang in LANGS:
+        nb = notebooks.notebook(page(lang), lang, CHAPTER, book, source=f"{lang}/{CHAPTER}/index.md")
+        cell = next(c for c in code_cells(nb) if text(c["source"]) == (ROOT / "snippets" / f"{sid}.py").read_text(encoding="utf-8"))
+        assert text(cell["outputs"][0]["text"]) == "what the GPU run printed\n"
+        shown = render_page(f"[[kb:run {sid}]]\n", Context(lang=lang, page=f"{lang}/{CHAPTER}/index.md", book=book))
+        first_panel = shown.split("what the GPU run printed")[0]
+        assert "what the GPU run printed" in shown and cpu_stdout.splitlines()[0] not in first_panel

@@ -89,6 +89,8 @@ def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...],
         why["torch"] = f"torch changed ({capture.freshness.torch} -> {torch_now})"
     if device == "cuda" and device in runnable:
         why.update(cuda_changes(capture, machine.cuda_environment()))
+    elif device in runnable:
+        why.update(triton_change(capture, machine.triton_version()))
     if why:
         return State(snippet, device, "stale", ", ".join(why.values()), capture, tuple(why))
     return State(snippet, device, "fresh", "", capture)
@@ -122,6 +124,19 @@ def cuda_changes(capture: Capture, now: machine.CudaEnvironment) -> dict[str, st
         if then != current:
             changes[name] = f"{words} changed ({then or 'none'} -> {current or 'none'})"
     return changes
+
+
+def triton_change(capture: Capture, now: str | None) -> dict[str, str]:
+    """A CPU capture is stale when triton is installed, removed or upgraded since it ran.
+
+    On a CPU triton changes what inductor does before any kernel runs (torch imports it
+    when present), and with it what a capture shows: the ``graph_N_`` number of a compiled
+    C++ kernel (chapter 3), the interpreter's behaviour in chapter 4's kernels.
+    """
+    then = capture.environment.triton
+    if then == now:
+        return {}
+    return {"triton": f"triton changed ({then or 'none'} -> {now or 'none'})"}
 
 
 def check_inputs(root: Path, folder: str = "snippets") -> None:

@@ -17,6 +17,17 @@ TRITON_RANGE = "triton: "
 _TAGS = (re.compile(r"\w*Functor\w*"), re.compile(r"launch_\w+"), re.compile(r"\w+_kernel\w*"))
 
 
+# Inductor names a compiled C++ kernel's profiler range after the graph it belongs to,
+# ``graph_N_cpp_fused_…``: N counts the graphs inductor compiled earlier in the same process,
+# so it moves with anything compiled before (even with whether triton is installed).
+_GRAPH_NUMBER = re.compile(r"^graph_\d+_(?=cpp_)")
+
+
+def without_graph_number(name: str) -> str:
+    """``graph_1_cpp_fused_relu_0`` -> ``cpp_fused_relu_0``: the kernel, whatever compiled before it."""
+    return _GRAPH_NUMBER.sub("", name)
+
+
 def short_name(name: str, limit: int = 60) -> str:
     """A readable name: the function's own name plus the functor that says what it computes.
 
@@ -28,7 +39,7 @@ def short_name(name: str, limit: int = 60) -> str:
     text = name.removeprefix("void ").replace("(anonymous namespace)::", "")
     cut = min((i for i in (text.find("<"), text.find("(")) if i >= 0), default=len(text))
     base = text[:cut].rsplit("::", 1)[-1].strip() or text[:cut].strip()
-    if "cpp_fused_" in base:  # graph_0_cpp_fused_add_relu_0 -> cpp_fused_add_relu_0
+    if "cpp_fused_" in base:  # graph_0_cpp_fused_add_relu_0 -> cpp_fused_add_relu_0 (see without_graph_number)
         base = base[base.index("cpp_fused_"):]
     tag = ""
     if cut < len(text) and text[cut] == "<":
