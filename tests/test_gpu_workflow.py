@@ -529,3 +529,16 @@ def test_auditor_persona_finds_nothing_offline():
                            str(SITE_GPU), str(SITE_GPU.with_name("site-cpu.yml"))],
                           capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
     assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_readme_says_what_the_runner_needs_and_how_to_recover():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Rebuilding on a GPU runner"):readme.index("## Rebuilding without a GPU")]
+    python = uses("capture", "actions/setup-python")[1]["with"]["python-version"]
+    for words in ("build-essential", "Python.h", "R580", "7.5", "torch_index", "https://download.pytorch.org/whl/cu126",
+                  f"pins {python}", "same GPU model", "CUDA_VISIBLE_DEVICES", "`.env`", "merged-captures",
+                  "gh run download RUN_ID --name merged-captures", "kernelbook merge /tmp/merged",
+                  "kernelbook build --no-capture", "python -m kernelbook.capture.preflight"):
+        assert words in section, words
+    inputs = DOC[True]["workflow_dispatch"]["inputs"]
+    assert all(f"`{name}`" in section for name in inputs)
