@@ -542,3 +542,29 @@ def test_the_readme_says_what_the_runner_needs_and_how_to_recover():
         assert words in section, words
     inputs = DOC[True]["workflow_dispatch"]["inputs"]
     assert all(f"`{name}`" in section for name in inputs)
+
+
+def _preflight_child(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "scripts"), **env})
+
+
+def test_the_compile_check_runs_its_kernels_on_the_cpu_under_the_triton_interpreter():
+    """The same torch.compile and Triton kernel as on the GPU, on the CPU (Triton interpreted): they add one."""
+    done = _preflight_child("from kernelbook.capture import preflight; print(preflight.check_compile('cpu'))",
+                            TRITON_INTERPRET="1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "torch.compile and a Triton kernel ran on cpu"
+
+
+def test_the_gpu_checks_without_a_gpu_fail_in_one_line():
+    if preflight.cuda_runtime() is not None:
+        pytest.skip("this torch is a CUDA build")
+    code = ("from kernelbook.capture import preflight\n"
+            "for check in (preflight.check_gpu, preflight.check_compile):\n"
+            "    try:\n        check()\n    except preflight.NotReady as exc:\n        print(exc)\n")
+    done = _preflight_child(code)
+    assert done.returncode == 0, done.stderr[-3000:]
+    gpu, compiled = done.stdout.strip().splitlines()
+    assert gpu.startswith("torch 2") and "sees no GPU" in gpu
+    assert compiled.startswith("compiling a tiny CUDA kernel failed (") and "build-essential" in compiled

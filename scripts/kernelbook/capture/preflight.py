@@ -132,7 +132,8 @@ def check_gpu() -> str:
     return f"torch {torch.__version__} on {name}"
 
 
-def check_compile() -> str:
+def check_compile(device: str = "cuda") -> str:
+    """``device``: "cuda" here; tests run the same code on "cpu" with TRITON_INTERPRET=1."""
     import torch
     import triton
     import triton.language as tl
@@ -144,17 +145,18 @@ def check_compile() -> str:
         tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 1, mask=mask)
 
     try:
-        x = torch.zeros(8, device="cuda")
+        x = torch.zeros(8, device=device)
         compiled = torch.compile(lambda t: t + 1)(x)
         add_one[(1,)](x, x.numel(), BLOCK=8)
-        torch.cuda.synchronize()
+        if device == "cuda":
+            torch.cuda.synchronize()
     except Exception as exc:  # the first line says what failed (a compiler error, a missing header)
         first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise NotReady(f"compiling a tiny CUDA kernel failed ({type(exc).__name__}: {first.strip()[:300]}); "
                        "check the C compiler and Python.h (build-essential, python3-dev)") from None
     if not (torch.equal(compiled.cpu(), torch.ones(8)) and torch.equal(x.cpu(), torch.ones(8))):
         raise NotReady("a tiny compiled CUDA kernel gave a wrong result: the GPU or its driver is not fit to capture on")
-    return "torch.compile and a Triton kernel ran on the GPU"
+    return f"torch.compile and a Triton kernel ran on {'the GPU' if device == 'cuda' else device}"
 
 
 CHECKS = (check_driver, check_toolchain, check_gpu, check_compile)
