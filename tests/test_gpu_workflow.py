@@ -568,3 +568,15 @@ def test_the_gpu_checks_without_a_gpu_fail_in_one_line():
     gpu, compiled = done.stdout.strip().splitlines()
     assert gpu.startswith("torch 2") and "sees no GPU" in gpu
     assert compiled.startswith("compiling a tiny CUDA kernel failed (") and "build-essential" in compiled
+
+
+def test_a_runner_with_another_gpu_model_than_the_captures_is_named(tmp_path):
+    tree = book(tmp_path / "tree", snippets=("ch01/a", "ch01/b", "ch01/c"))
+    crafted(tree, "ch01/a", "cuda")
+    crafted(tree, "ch01/b", "cuda", device_name="NVIDIA H100 80GB HBM3 MIG 1g.10gb")  # a slice of the same GPU
+    recorded = preflight.recorded_gpus(tree)
+    assert recorded == ["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"]
+    assert preflight.model_note("NVIDIA H100 80GB HBM3", recorded) is None
+    note = preflight.model_note("NVIDIA A100-SXM4-80GB", recorded)
+    assert note.startswith("2 of the 2 committed CUDA captures record another GPU (NVIDIA H100 80GB HBM3, NVIDIA H100 80GB HBM3 MIG 1g.10gb)")
+    assert "its own label" in note and "\n" not in note

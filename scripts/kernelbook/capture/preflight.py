@@ -10,7 +10,8 @@
 4. compiling: one ``torch.compile`` of ``x + 1`` and one hand-written Triton kernel run on it.
 
 Each failure is one line naming what is wrong and what to do (exit 1); a run that passes
-prints what it found. It changes nothing: it only reads the machine.
+prints what it found, and warns when the committed CUDA captures record another GPU model
+than this one. It changes nothing: it only reads the machine and the captures.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from ..machine import cuda_runtime, nvidia_gpu
+from ..machine import cuda_runtime, nvidia_gpu, same_gpu
+from ..records import CaptureError, load
+from ..snippets import discover
 
 # The driver branch that first supports each CUDA major version (NVIDIA's "CUDA
 # Toolkit and Corresponding Driver Versions"; through minor-version compatibility a
@@ -159,6 +162,35 @@ def check_compile(device: str = "cuda") -> str:
     return f"torch.compile and a Triton kernel ran on {'the GPU' if device == 'cuda' else device}"
 
 
+def model_note(gpu: str, recorded: list[str]) -> str | None:
+    """A word when the committed CUDA captures record another GPU model than this one, or None.
+
+    Not a failure (a new GPU is a reason to refresh), but two models behind one runner label
+    would re-capture each other's snippets on every run.
+    """
+    differ = [name for name in recorded if not same_gpu(name, gpu)]
+    if not differ:
+        return None
+    others = sorted(set(differ))
+    return (f"{len(differ)} of the {len(recorded)} committed CUDA captures "
+            f"record another GPU ({', '.join(others)}) than this runner's {gpu}: they are all re-captured here; if runners "
+            "with different GPU models share one label, give each model its own label")
+
+
+def recorded_gpus(root: Path) -> list[str]:
+    """The GPU each committed CUDA capture under ``root`` records (an unreadable one is status's to report)."""
+    names = []
+    for snippet in discover(root):
+        path = snippet.capture_path("cuda")
+        if not path.is_file():
+            continue
+        try:
+            names.append(load(path).environment.device_name)
+        except CaptureError:
+            continue
+    return names
+
+
 CHECKS = (check_driver, check_toolchain, check_gpu, check_compile)
 
 
@@ -169,6 +201,10 @@ def main() -> int:
         except NotReady as exc:
             print(f"kernelbook: preflight: {exc}", file=sys.stderr)
             return 1
+    gpu = nvidia_gpu()
+    note = model_note(gpu[0], recorded_gpus(Path.cwd())) if gpu else None
+    if note:  # an annotation on the run's page when in GitHub Actions
+        print(("::warning::" if os.environ.get("GITHUB_ACTIONS") == "true" else "preflight: warning: ") + note, flush=True)
     return 0
 
 
