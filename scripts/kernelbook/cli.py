@@ -6,7 +6,8 @@ Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
 standard library and torch (``merge`` not even torch): nothing here imports the site half
 (mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``. ``diff`` needs neither: it
-reads the prose's claims with ``site.claims``, which is pure.
+reads the prose's claims with ``site.claims``, which is pure; ``status`` asks ``site.book``
+(pure too) which captures the build would refuse.
 """
 
 from __future__ import annotations
