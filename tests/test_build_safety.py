@@ -8,6 +8,7 @@ then builds it with `kernelbook build` and with plain `mkdocs build`.
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,7 @@ def test_a_failing_kernelbook_build_keeps_docs_and_the_last_good_site(book):
     assert done.returncode == 0, done.stderr[-3000:]
     good = snapshot(site)
     assert "ch01/index.html" in good and "en/ch01/index.html" in good
+    assert stat.S_IMODE(site.stat().st_mode) == 0o755  # not mkdtemp's 0700: a web server serves it as it is
     BREAKAGES["claim_contradicted"](book)
     docs = snapshot(book / "docs")
     done = run_cli("build", root=book, **MKDOCS_ENV)

@@ -113,8 +113,13 @@ def test_least_privilege_and_concurrency():
     cpu, gpu = workflow(SITE_CPU), workflow(SITE_GPU)
     assert cpu["permissions"] == {"contents": "read"}
     assert gpu["permissions"] == {}
-    for doc in (cpu, gpu):
-        assert doc["concurrency"]["group"]
+    assert cpu["concurrency"]["group"]
+    # site-gpu: no workflow-wide group (a run waiting for an offline GPU runner would hold
+    # back a push that needs no GPU); the GPU jobs and the deployment each take their turn.
+    assert "concurrency" not in gpu
+    for name in ("capture", "deploy"):
+        assert gpu["jobs"][name]["concurrency"]["group"] and gpu["jobs"][name]["concurrency"]["cancel-in-progress"] is False
+    assert "matrix.shard" in gpu["jobs"]["capture"]["concurrency"]["group"]  # else a run's shards would wait on each other
     granted = {name: job.get("permissions", {}) for name, job in gpu["jobs"].items()}
     assert all("permissions" in job for job in gpu["jobs"].values())
     writers = {name: perms for name, perms in granted.items() if "write" in perms.values()}
@@ -173,7 +178,7 @@ def test_gpu_workflow_captures_shards_then_checks_builds_and_publishes():
     download = next(s for s in publish["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
     assert download["with"]["pattern"] == "captures-shard-*"
     script = runs(doc, "publish")
-    order = [script.index(c) for c in ("kernelbook merge", "kernelbook status --strict", "kernelbook notebooks\n",
+    order = [script.index(c) for c in ("kernelbook merge", "kernelbook status --strict", "kernelbook notebooks 2>",
                                        "kernelbook build --no-capture")]
     assert order == sorted(order)
     used = [s.get("uses", "").split("@")[0] for s in publish["steps"]]
@@ -205,7 +210,7 @@ def test_gpu_workflow_regenerates_the_notebooks_and_proposes_them_with_the_captu
     # publish: regenerate after the merge and the strict check, before the build ...
     merged, _ = _step(doc, "publish", lambda s: "kernelbook merge" in s.get("run", ""))
     strict, _ = _step(doc, "publish", lambda s: "kernelbook status --strict" in s.get("run", ""))
-    regen, step = _step(doc, "publish", lambda s: re.search(r"kernelbook notebooks\s*$", s.get("run", ""), re.M))
+    regen, step = _step(doc, "publish", lambda s: re.search(r"kernelbook notebooks( 2> \S+)?( \|\|.*)?$", s.get("run", ""), re.M))
     assert "--check" not in step["run"]
     built, _ = _step(doc, "publish", lambda s: "kernelbook build --no-capture" in s.get("run", ""))
     assert merged < strict < regen < built

@@ -6,7 +6,8 @@ Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
 standard library and torch (``merge`` not even torch): nothing here imports the site half
 (mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``. ``diff`` needs neither: it
-reads the prose's claims with ``site.claims``, which is pure.
+reads the prose's claims with ``site.claims``, which is pure; ``status`` asks ``site.book``
+(pure too) which captures the build would refuse.
 """
 
 from __future__ import annotations
@@ -60,27 +61,35 @@ def _parse_shard(text: str) -> tuple[int, int]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from .freshness import assess, installed_torch, runnable_devices
+    from .site.book import entry  # pure: which captures the build would refuse (no mkdocs, no torch)
     from .snippets import DEVICES, discover
 
     root = project_root()
     runnable, torch_now = runnable_devices(), installed_torch()
-    states = [assess(root, s, d, runnable, torch_now) for s in discover(root) for d in DEVICES]
+    snippets = discover(root)
+    states = [assess(root, s, d, runnable, torch_now) for s in snippets for d in DEVICES]
+    refused = {(s.id, d): problem for s in snippets for problem in entry(root, s, runnable, torch_now).problems
+               for d in DEVICES if problem.startswith(f"{d} capture ")}
     if args.json:
-        print(json.dumps([_state_record(st) for st in states], ensure_ascii=False, indent=1))
+        print(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device))) for st in states], ensure_ascii=False, indent=1))
     else:
         for st in states:
             env = st.capture.environment if st.capture else None
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
             print(printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
+    if not args.strict:
+        return 0
     bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
-    if args.strict and bad_cuda:
+    if bad_cuda:
         print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
-        return 1
-    return 0
+    if refused:
+        # what `kernelbook build` would stop on, CPU captures included: found here, before any GPU hour is spent
+        print(printable(f"--strict: the build would refuse {len(refused)} capture(s): " + "; ".join(f"{sid}: {why}" for (sid, _), why in refused.items())), file=sys.stderr)
+    return 1 if bad_cuda or refused else 0
 
 
-def _state_record(st) -> dict:
+def _state_record(st, refused: str | None = None) -> dict:
     env = st.capture.environment if st.capture else None
     return {
         "snippet": st.snippet.id,
@@ -91,6 +100,7 @@ def _state_record(st) -> dict:
         "torch": env.torch if env else None,
         "captured_at": env.captured_at if env else None,
         "capture": str(st.snippet.capture_path(st.device).relative_to(project_root())) if st.state != "missing" else None,
+        "refused": refused,  # why `kernelbook build` would stop on this capture as it stands, or null
     }
 
 
@@ -272,7 +282,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("status", help="every snippet × device: fresh, stale, missing, error, unreadable")
     s.add_argument("--json", action="store_true")
-    s.add_argument("--strict", action="store_true", help="exit 1 when a CUDA capture is missing or stale")
+    s.add_argument("--strict", action="store_true", help="exit 1 when a CUDA capture is missing or stale, or the build would refuse any capture (CPU ones too)")
     s.set_defaults(func=cmd_status)
 
     k = sub.add_parser("kernels", help="kernels launched, from a Chrome trace (.json/.json.gz) or a capture")

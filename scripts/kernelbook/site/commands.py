@@ -19,6 +19,9 @@ from .book import load_book
 from .settings import load
 
 
+SITE_MODE = 0o755  # what `mkdocs build` gives site/ under the usual umask
+
+
 def build(root: Path, site_dir: Path, *, plugin: dict | None = None) -> int:
     """``mkdocs build --strict`` of the book at ``root`` into ``site_dir``: 0 built, 1 not, 2 bad input.
 
@@ -35,6 +38,7 @@ def build(root: Path, site_dir: Path, *, plugin: dict | None = None) -> int:
     # beside site_dir, on its file system, so that the swap is two renames
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-building-", dir=site_dir.parent))
+    building.chmod(SITE_MODE)  # mkdtemp makes it 0700: the swapped-in site/ must be readable by a web server
     try:
         with _mkdocs_log():
             try:

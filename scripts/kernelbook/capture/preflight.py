@@ -1,0 +1,212 @@
+"""Can this machine capture on CUDA at all? Checked in seconds, before any snippet runs.
+
+``python -m kernelbook.capture.preflight`` (the GPU workflow's first step after the venv):
+
+1. the driver: it must support the CUDA major version this torch was built with (CUDA
+   minor-version compatibility covers the rest), read without importing torch;
+2. the toolchain: a C compiler and ``Python.h``, found as Triton looks for them (Triton
+   builds its CUDA launcher with them on first use);
+3. the GPU: torch sees it, and this torch has kernels for its compute capability;
+4. compiling: one ``torch.compile`` of ``x + 1`` and one hand-written Triton kernel run on it.
+
+Each failure is one line naming what is wrong and what to do (exit 1); a run that passes
+prints what it found, and warns when the committed CUDA captures record another GPU model
+than this one. It changes nothing: it only reads the machine and the captures.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from ..machine import cuda_runtime, nvidia_gpu, same_gpu
+from ..records import CaptureError, load
+from ..snippets import discover
+
+# The driver branch that first supports each CUDA major version (NVIDIA's "CUDA
+# Toolkit and Corresponding Driver Versions"; through minor-version compatibility a
+# driver of that branch runs every later minor release of the same major).
+FIRST_DRIVER = {11: 450, 12: 525, 13: 580}
+OLDER_BUILDS = "https://download.pytorch.org/whl/cu126"  # a CUDA 12 build: drivers R525 and later
+
+
+class NotReady(Exception):
+    """The machine cannot capture on CUDA: the message says why and what to do."""
+
+
+def driver_cuda() -> tuple[int, int] | None:
+    """The newest CUDA version the installed driver supports, from libcuda (no torch import)."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        version = ctypes.c_int()
+        if lib.cuDriverGetVersion(ctypes.byref(version)) == 0 and version.value > 0:
+            return version.value // 1000, version.value % 1000 // 10
+    except (OSError, AttributeError):
+        pass
+    try:  # nvidia-smi's banner says the same: "CUDA Version: 13.0"
+        done = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"CUDA Version:\s*(\d+)\.(\d+)", done.stdout)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def driver_problem(supports: tuple[int, int] | None, driver: str | None, torch_cuda: str | None) -> str | None:
+    """Why the driver cannot run this torch build, or None. Pure: the facts come as arguments."""
+    if torch_cuda is None:
+        return ("this torch has no CUDA (a CPU build): install a CUDA build, e.g. the workflow's torch_spec "
+                "from PyPI (CUDA 13) or with torch_index set to a CUDA 12 index such as " + OLDER_BUILDS)
+    if supports is None:
+        return "no NVIDIA driver answers (libcuda.so.1 and nvidia-smi): install the driver, or run on a machine with a GPU"
+    major = int(torch_cuda.split(".")[0])
+    if supports[0] >= major:
+        return None
+    needed = FIRST_DRIVER.get(major)
+    branch = f" (driver branch R{needed} or later)" if needed else ""
+    named = f"the NVIDIA driver {driver}" if driver else "the NVIDIA driver"
+    return (f"{named} supports CUDA {supports[0]}.{supports[1]}, but this torch is built for "
+            f"CUDA {torch_cuda}{branch}: upgrade the driver, or install a torch built for CUDA {supports[0]} "
+            f"(the workflow's torch_index input, e.g. {OLDER_BUILDS})")
+
+
+def compiler_problem(cc: str | None, which, include_dir: str) -> str | None:
+    """Why Triton could not build its launcher here, or None (``which`` as shutil.which)."""
+    compiler = cc or which("gcc") or which("clang")
+    if compiler is None:
+        return "no C compiler (gcc or clang, or $CC): Triton and torch.compile build their CUDA launcher with one; install build-essential"
+    if cc and which(cc) is None and not Path(cc).is_file():
+        return f"$CC is {cc!r}, which is not a program on PATH: unset it or install that compiler"
+    if not (Path(include_dir) / "Python.h").is_file():
+        return (f"no Python.h in {include_dir}: Triton and torch.compile include it; install this Python's "
+                "headers (python3-dev, or python3.X-dev for the Python the venv uses)")
+    return None
+
+
+def python_include_dir() -> str:
+    """Where Triton looks for Python.h (triton/runtime/build.py)."""
+    scheme = sysconfig.get_default_scheme()
+    return sysconfig.get_paths(scheme="posix_prefix" if scheme == "posix_local" else scheme)["include"]
+
+
+def capability_problem(capability: tuple[int, int], arch_list: list[str], name: str) -> str | None:
+    """Why this torch has no kernels for the GPU, or None (arch_list as torch.cuda.get_arch_list())."""
+    built = sorted(int(m.group(1)) for m in (re.fullmatch(r"sm_(\d+)[af]?", a) for a in arch_list) if m)
+    if not built:
+        return None  # a build that lists no architectures: let the compile step decide
+    have = capability[0] * 10 + capability[1]
+    if have >= built[0]:
+        return None
+    return (f"{name} has compute capability {capability[0]}.{capability[1]}, and this torch has kernels for "
+            f"{built[0] // 10}.{built[0] % 10} and later only: use a torch built for an older CUDA "
+            f"(CUDA 13 builds start at 7.5; the workflow's torch_index input, e.g. {OLDER_BUILDS})")
+
+
+def check_driver() -> str:
+    torch_cuda = cuda_runtime()
+    gpu = nvidia_gpu()
+    problem = driver_problem(driver_cuda(), gpu[2] if gpu else None, torch_cuda)
+    if problem:
+        raise NotReady(problem)
+    return f"driver {gpu[2] if gpu else '?'} runs this torch's CUDA {torch_cuda}"
+
+
+def check_toolchain() -> str:
+    problem = compiler_problem(os.environ.get("CC"), shutil.which, python_include_dir())
+    if problem:
+        raise NotReady(problem)
+    return f"C compiler and Python.h ({python_include_dir()}) found"
+
+
+def check_gpu() -> str:
+    import torch
+
+    if not torch.cuda.is_available():
+        raise NotReady(f"torch {torch.__version__} sees no GPU (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')!s})")
+    name = torch.cuda.get_device_name()
+    problem = capability_problem(torch.cuda.get_device_capability(), torch.cuda.get_arch_list(), name)
+    if problem:
+        raise NotReady(problem)
+    return f"torch {torch.__version__} on {name}"
+
+
+def check_compile(device: str = "cuda") -> str:
+    """``device``: "cuda" here; tests run the same code on "cpu" with TRITON_INTERPRET=1."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_one(x_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 1, mask=mask)
+
+    try:
+        x = torch.zeros(8, device=device)
+        compiled = torch.compile(lambda t: t + 1)(x)
+        add_one[(1,)](x, x.numel(), BLOCK=8)
+        if device == "cuda":
+            torch.cuda.synchronize()
+    except Exception as exc:  # the first line says what failed (a compiler error, a missing header)
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise NotReady(f"compiling a tiny CUDA kernel failed ({type(exc).__name__}: {first.strip()[:300]}); "
+                       "check the C compiler and Python.h (build-essential, python3-dev)") from None
+    if not (torch.equal(compiled.cpu(), torch.ones(8)) and torch.equal(x.cpu(), torch.ones(8))):
+        raise NotReady("a tiny compiled CUDA kernel gave a wrong result: the GPU or its driver is not fit to capture on")
+    return f"torch.compile and a Triton kernel ran on {'the GPU' if device == 'cuda' else device}"
+
+
+def model_note(gpu: str, recorded: list[str]) -> str | None:
+    """A word when the committed CUDA captures record another GPU model than this one, or None.
+
+    Not a failure (a new GPU is a reason to refresh), but two models behind one runner label
+    would re-capture each other's snippets on every run.
+    """
+    differ = [name for name in recorded if not same_gpu(name, gpu)]
+    if not differ:
+        return None
+    others = sorted(set(differ))
+    return (f"{len(differ)} of the {len(recorded)} committed CUDA captures "
+            f"record another GPU ({', '.join(others)}) than this runner's {gpu}: they are all re-captured here; if runners "
+            "with different GPU models share one label, give each model its own label")
+
+
+def recorded_gpus(root: Path) -> list[str]:
+    """The GPU each committed CUDA capture under ``root`` records (an unreadable one is status's to report)."""
+    names = []
+    for snippet in discover(root):
+        path = snippet.capture_path("cuda")
+        if not path.is_file():
+            continue
+        try:
+            names.append(load(path).environment.device_name)
+        except CaptureError:
+            continue
+    return names
+
+
+CHECKS = (check_driver, check_toolchain, check_gpu, check_compile)
+
+
+def main() -> int:
+    for check in CHECKS:
+        try:
+            print(f"preflight: {check()}", flush=True)
+        except NotReady as exc:
+            print(f"kernelbook: preflight: {exc}", file=sys.stderr)
+            return 1
+    gpu = nvidia_gpu()
+    note = model_note(gpu[0], recorded_gpus(Path.cwd())) if gpu else None
+    if note:  # an annotation on the run's page when in GitHub Actions
+        print(("::warning::" if os.environ.get("GITHUB_ACTIONS") == "true" else "preflight: warning: ") + note, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
