@@ -25,6 +25,7 @@ from conftest import ROOT, copy_project, make_project, run_cli, write
 from kernelbook import CAPTURE_FORMAT
 from kernelbook.capture import preflight
 from kernelbook.freshness import installed_torch
+from kernelbook.machine import triton_version  # a CPU capture records it: this machine's, so it is fresh here
 from kernelbook.records import SCHEMA, from_json
 from kernelbook.snippets import source_hash
 
@@ -101,7 +102,7 @@ def crafted(root: Path, snippet: str, device: str, source: str | None = None, **
     environment = {"device_kind": device, "device_name": "NVIDIA H100 80GB HBM3" if device == "cuda" else "CPU (test)",
                    "torch": "2.13.0", "python": "3.12.3", "platform": "Linux", "captured_at": "2026-01-02T03:04:05Z",
                    "compute_capability": "9.0" if device == "cuda" else None, "driver": None,
-                   "cuda": "13.0" if device == "cuda" else None, "triton": None, "git_commit": None, "settings": {}}
+                   "cuda": "13.0" if device == "cuda" else None, "triton": triton_version(), "git_commit": None, "settings": {}}
     environment.update(env)
     raw = {"schema": SCHEMA, "snippet": snippet, "device": device,
            "freshness": {"source_hash": digest, "format": CAPTURE_FORMAT, "torch": environment["torch"]},
