@@ -28,5 +28,6 @@ with profile(activities=activities) as prof:
     if device == "cuda":
         torch.cuda.synchronize()
 
+print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
 sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
 print(prof.key_averages().table(sort_by=sort_by, row_limit=10))

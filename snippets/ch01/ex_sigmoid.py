@@ -28,6 +28,7 @@ with profile(activities=activities) as eager_prof:  # session 0: eager
 with profile(activities=activities) as compiled_prof:  # session 1: compiled
     compiled(a, b, c)
 
+print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
 sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
 print("eager:")
 print(eager_prof.key_averages().table(sort_by=sort_by, row_limit=10))

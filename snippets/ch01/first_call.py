@@ -28,6 +28,7 @@ b = torch.randn(1_000_000, device=device)
 compiled = torch.compile(add_relu)
 
 calls = [timed(compiled, a, b) for _ in range(4)]
+print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
 for i, seconds in enumerate(calls, start=1):
     print(f"call {i}: {seconds * 1e3:10.3f} ms")
 print(f"first call / later calls: {calls[0] / min(calls[1:]):.0f}x")

@@ -49,6 +49,7 @@ b = torch.randn(sizes[-1], device=device)
 compiled(a, b)  # compile, and tune, at the largest length
 
 rows = []
+print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
 print(f"{'elements':>12} {'eager us':>12} {'compiled us':>12} {'copy us':>10} {'speedup':>8}")
 for n in sizes:
     a = torch.randn(n, device=device)

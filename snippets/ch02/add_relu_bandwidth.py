@@ -49,6 +49,7 @@ versions = {
     "copy": (2 * array, lambda: out.copy_(a)),
 }
 rows = {}
+print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
 for name, (moved, fn) in versions.items():
     seconds = seconds_per_call(fn)
     rows[name] = {"moved_bytes": moved, "time_s": seconds, "bytes_per_s": moved / seconds}

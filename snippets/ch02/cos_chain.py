@@ -64,6 +64,7 @@ for mode, functions in (("eager", eager), ("compiled", compiled)):
         sessions.append({"mode": mode, "k": k})
 
 rows = []
+print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
 print(f"{'k':>3} {'eager ms':>10} {'compiled ms':>12} {'eager/compiled':>15}")
 for k in ks:
     eager_s = seconds_per_call(lambda: eager[k](x))

@@ -2,7 +2,8 @@
 
 Drawn from ``ch02/copy_roof``'s ``results``: per size, the bytes moved and the bandwidth
 timed from a Python loop (``loop_bytes_per_s``) and, on a GPU, on the GPU alone from a CUDA
-graph (``gpu_bytes_per_s``); the largest cache (``cache_name``, ``cache_bytes``) and, where
+graph (``gpu_bytes_per_s``); the cache the snippet marks (``cache_name``, ``cache_bytes``: the GPU's L2, or
+the CPU cache level the copies fell out of) and, where
 the GPU reports one, the peak of its memory interface (``spec_bytes_per_s``). The curve the
 chapter reads (``bytes_per_s``: the GPU alone on a GPU, the loop on a CPU) splits the sizes
 into three regions: overhead until it first reaches half of its best, then the cache up to
@@ -35,7 +36,7 @@ S = Strings({
         "overhead": "overhead",
         "cache": "cache",
         "memory_cuda": "GPU memory",
-        "memory_cpu": "main memory",
+        "memory_cpu": "outer caches, main memory",
         "cache_line": "{name} {size}",
         "spec": "memory interface peak {bw}",
         "point": "{size} moved: {bw}",
@@ -54,7 +55,7 @@ S = Strings({
         "overhead": "オーバーヘッド",
         "cache": "キャッシュ",
         "memory_cuda": "GPU メモリ",
-        "memory_cpu": "メインメモリ",
+        "memory_cpu": "外側のキャッシュ、メインメモリ",
         "cache_line": "{name} {size}",
         "spec": "メモリインタフェースのピーク {bw}",
         "point": "{size} を移動: {bw}",
