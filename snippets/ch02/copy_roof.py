@@ -54,10 +54,12 @@ def caches():
     return sorted(found, key=lambda cache: cache[1])
 
 
-def cache_fallen_out_of(rows, listed):
-    """(name, bytes) of the cache the curve marks: on a GPU its L2; on a CPU, with several
-    levels, the smallest one that held the last copy before the steepest fall in bandwidth
-    after the best (the copies beyond that fall ran from a level further out)."""
+def cache_edge(rows, listed):
+    """(name, bytes) for the figure's dashed line. On a GPU: its L2 and the size it reports.
+    On a CPU, where caches come in levels and Linux in a virtual machine may report the
+    whole host's: where this run's copies fell out of cache, measured. That is the bytes
+    moved by the last copy before the steepest fall in bandwidth after the best, named
+    after the smallest level that is reported to hold them."""
     if device == "cuda" or not listed:
         return listed[-1] if listed else (None, None)
     best = max(range(len(rows)), key=lambda i: rows[i]["bytes_per_s"])
@@ -65,8 +67,9 @@ def cache_fallen_out_of(rows, listed):
     if not falls:
         return (None, None)
     last = min(falls, key=lambda i: rows[i + 1]["bytes_per_s"] / rows[i]["bytes_per_s"])
-    held = [cache for cache in listed if cache[1] >= rows[last]["moved_bytes"]]
-    return held[0] if held else (None, None)
+    edge = rows[last]["moved_bytes"]
+    held = [name for name, size in listed if size >= edge]
+    return (held[0] if held else None, edge)
 
 
 def spec_bandwidth():
@@ -102,7 +105,7 @@ for n in sizes:
     del src, dst
 
 best = max(rows, key=lambda row: row["bytes_per_s"])
-cache_name, cache_bytes = cache_fallen_out_of(rows, listed)
+cache_name, cache_bytes = cache_edge(rows, listed)
 in_cache = [row["bytes_per_s"] for row in rows if cache_bytes and row["moved_bytes"] <= cache_bytes]
 results = {
     "device": device,
@@ -119,5 +122,5 @@ results = {
     "largest_bytes_per_s": rows[-1]["bytes_per_s"],
 }
 print("caches: " + (", ".join(f"{name} {size:,} bytes" for name, size in listed) or "none reported"))
-print(f"marked: {cache_name or 'none'}; best {best['bytes_per_s'] / 1e9:.1f} GB/s at {best['elements']:,} elements;"
+print(f"marked: {cache_name or 'none'} at {cache_bytes or 0:,} bytes moved; best {best['bytes_per_s'] / 1e9:.1f} GB/s at {best['elements']:,} elements;"
       f" largest {rows[-1]['bytes_per_s'] / 1e9:.1f} GB/s")
