@@ -1,4 +1,6 @@
 # Exercise: x.sum().item() brings one number back to Python. What does the GPU do?
+import os
+
 import torch
 from torch.profiler import ProfilerActivity, profile
 
@@ -18,7 +20,9 @@ with profile(activities=activities) as prof:
 copies = [e.name for e in prof.events() if e.name.startswith("Memcpy DtoH")]
 print(f"value = {value:.3f}")
 print(f"device-to-host copies: {len(copies)}")
-print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
 print(prof.key_averages().table(sort_by=sort_by, row_limit=10))
 

@@ -1,4 +1,5 @@
 # The copy roof: bytes per second of a plain device-to-device copy, from tiny to huge.
+import os
 from pathlib import Path
 
 import torch
@@ -82,7 +83,9 @@ def spec_bandwidth():
 
 listed = caches()
 rows = []
-print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 print(f"{'elements':>12} {'bytes moved':>14} {'loop GB/s':>10} {'GPU GB/s':>10}")
 for n in sizes:
     src = torch.randn(n, device=device)

@@ -1,5 +1,7 @@
 # Compute against memory: FLOP/s of n x n matmuls, of an add that moves the same
 # bytes as the largest matmul, and the bandwidth of a copy of the same arrays.
+import os
+
 import torch
 import torch.utils.benchmark as benchmark
 from torch.utils.flop_counter import FlopCounterMode
@@ -33,7 +35,9 @@ def counted_flops(fn):
 
 
 matmuls = []
-print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 print(f"{'n':>6} {'FLOPs':>18} {'FLOP/byte':>10} {'ms':>9} {'GFLOP/s':>9}")
 for n in sizes:
     a = torch.randn(n, n, device=device)

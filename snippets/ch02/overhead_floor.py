@@ -1,5 +1,6 @@
 # Overhead: how long one call of a + b takes, for a tiny add and for a large one, and,
 # on a GPU, how much of that call is the kernel itself.
+import os
 import statistics
 import time
 
@@ -35,7 +36,9 @@ def kernel_seconds(prof):
 
 
 rows = []
-print(f"device: {device}; CPU threads: {torch.get_num_threads()}")  # timings depend on both
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 # For each size: first the calls timed one at a time from Python, without the profiler (a
 # profiler adds its own work to every call, and would be timed too), each from the moment
 # it is issued until its result is ready; then the same calls under the profiler, for the
