@@ -129,7 +129,7 @@ def test_copy_roof_regions_follow_the_curve_and_the_cache(cpu):
                                    ["cache", pytest.approx(edge), cache], ["memory", cache, rows[-1]["moved_bytes"]]]
     root = parse(fig.svg)
     names = {t.get("data-region"): "".join(t.itertext()) for t in root.iter(SVG + "text") if t.get("data-region")}
-    assert names == {"overhead": "overhead", "cache": "cache", "memory": "main memory"}
+    assert names == {"overhead": "overhead", "cache": "cache", "memory": "outer caches, main memory"}
     (band,) = with_class(root, "kb-band")
     marks = ticks(chart_of(root, "copy"))
     assert float(band.get("x")) == pytest.approx(place(marks["x"], edge), abs=0.15)

@@ -1,4 +1,6 @@
 # Step 3: the same function wrapped in torch.compile.
+import os
+
 import torch
 from torch.profiler import ProfilerActivity, profile
 
@@ -28,5 +30,8 @@ with profile(activities=activities) as prof:
     if device == "cuda":
         torch.cuda.synchronize()
 
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
 print(prof.key_averages().table(sort_by=sort_by, row_limit=10))

@@ -1,4 +1,6 @@
 # Exercise: how many kernels does (a * b + c).sigmoid() launch, eager and compiled?
+import os
+
 import torch
 from torch.profiler import ProfilerActivity, profile
 
@@ -28,6 +30,9 @@ with profile(activities=activities) as eager_prof:  # session 0: eager
 with profile(activities=activities) as compiled_prof:  # session 1: compiled
     compiled(a, b, c)
 
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
 print("eager:")
 print(eager_prof.key_averages().table(sort_by=sort_by, row_limit=10))

@@ -1,4 +1,6 @@
 # Exercise: x.t() is a view; .contiguous() may copy. How many kernels in all?
+import os
+
 import torch
 from torch.profiler import ProfilerActivity, profile
 
@@ -17,5 +19,8 @@ with profile(activities=activities) as prof:
 
 print("y is a view of x:", y.data_ptr() == x.data_ptr())
 print("w is z:", w.data_ptr() == z.data_ptr())
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 sort_by = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
 print(prof.key_averages().table(sort_by=sort_by, row_limit=10))

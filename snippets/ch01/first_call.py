@@ -1,4 +1,5 @@
 # Why the first call of a compiled function is slow: it is where compilation happens.
+import os
 import time
 
 import torch
@@ -28,6 +29,9 @@ b = torch.randn(1_000_000, device=device)
 compiled = torch.compile(add_relu)
 
 calls = [timed(compiled, a, b) for _ in range(4)]
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 for i, seconds in enumerate(calls, start=1):
     print(f"call {i}: {seconds * 1e3:10.3f} ms")
 print(f"first call / later calls: {calls[0] / min(calls[1:]):.0f}x")

@@ -1,5 +1,6 @@
 # Eager versus compiled (a + b).relu() over a range of tensor lengths, with a plain
 # copy measured the same way at each length as the yardstick.
+import os
 import statistics
 import time
 
@@ -49,6 +50,9 @@ b = torch.randn(sizes[-1], device=device)
 compiled(a, b)  # compile, and tune, at the largest length
 
 rows = []
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 print(f"{'elements':>12} {'eager us':>12} {'compiled us':>12} {'copy us':>10} {'speedup':>8}")
 for n in sizes:
     a = torch.randn(n, device=device)

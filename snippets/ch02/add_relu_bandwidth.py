@@ -1,5 +1,7 @@
 # Chapter 1's (a + b).relu() measured as bandwidth: bytes moved / time, eager and
 # compiled, beside a plain copy of the same arrays measured in the same run.
+import os
+
 import torch
 import torch.utils.benchmark as benchmark
 
@@ -49,6 +51,9 @@ versions = {
     "copy": (2 * array, lambda: out.copy_(a)),
 }
 rows = {}
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 for name, (moved, fn) in versions.items():
     seconds = seconds_per_call(fn)
     rows[name] = {"moved_bytes": moved, "time_s": seconds, "bytes_per_s": moved / seconds}

@@ -1,4 +1,5 @@
 # The copy roof: bytes per second of a plain device-to-device copy, from tiny to huge.
+import os
 from pathlib import Path
 
 import torch
@@ -34,12 +35,13 @@ def gpu_seconds(fn):
     return do_bench_cudagraph(fn, return_mode="median") / 1e3
 
 
-def largest_cache():
-    """(name, bytes) of the cache a figure should mark: the GPU's L2, or the largest
-    data cache Linux reports for the CPU; (None, None) where none can be read."""
+def caches():
+    """[(name, bytes)] of the caches a copy can run from, smallest first: the GPU's L2, or
+    every data cache Linux lists for CPU 0 (L1d, L2, L3); [] where none can be read."""
     if device == "cuda":
-        return "L2", getattr(torch.cuda.get_device_properties(0), "L2_cache_size", None)
-    found = (None, None)
+        size = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", None)
+        return [("L2", size)] if size else []
+    found = []
     for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
         try:
             kind = (index / "type").read_text().strip()
@@ -48,9 +50,27 @@ def largest_cache():
         except (OSError, ValueError):
             continue
         unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(size[-1], 1)
-        if kind != "Instruction" and (found[0] is None or level > int(found[0][1:])):
-            found = (f"L{level}", int(size.rstrip("KMG")) * unit)
-    return found
+        if kind != "Instruction":
+            found.append((f"L{level}" + ("d" if kind == "Data" else ""), int(size.rstrip("KMG")) * unit))
+    return sorted(found, key=lambda cache: cache[1])
+
+
+def cache_edge(rows, listed):
+    """(name, bytes) for the figure's dashed line. On a GPU: its L2 and the size it reports.
+    On a CPU, where caches come in levels and Linux in a virtual machine may report the
+    whole host's: where this run's copies fell out of cache, measured. That is the bytes
+    moved by the last copy before the steepest fall in bandwidth after the best, named
+    after the smallest level that is reported to hold them."""
+    if device == "cuda" or not listed:
+        return listed[-1] if listed else (None, None)
+    best = max(range(len(rows)), key=lambda i: rows[i]["bytes_per_s"])
+    falls = range(best, len(rows) - 1)
+    if not falls:
+        return (None, None)
+    last = min(falls, key=lambda i: rows[i + 1]["bytes_per_s"] / rows[i]["bytes_per_s"])
+    edge = rows[last]["moved_bytes"]
+    held = [name for name, size in listed if size >= edge]
+    return (held[0] if held else None, edge)
 
 
 def spec_bandwidth():
@@ -61,8 +81,11 @@ def spec_bandwidth():
     return 2 * clock_khz * 1e3 * bus_bits / 8 if clock_khz and bus_bits else None
 
 
-cache_name, cache_bytes = largest_cache()
+listed = caches()
 rows = []
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 print(f"{'elements':>12} {'bytes moved':>14} {'loop GB/s':>10} {'GPU GB/s':>10}")
 for n in sizes:
     src = torch.randn(n, device=device)
@@ -85,11 +108,13 @@ for n in sizes:
     del src, dst
 
 best = max(rows, key=lambda row: row["bytes_per_s"])
+cache_name, cache_bytes = cache_edge(rows, listed)
 in_cache = [row["bytes_per_s"] for row in rows if cache_bytes and row["moved_bytes"] <= cache_bytes]
 results = {
     "device": device,
     "dtype": "float32",
     "bytes_per_element": 4,
+    "caches": [{"name": name, "bytes": size} for name, size in listed],
     "cache_name": cache_name,
     "cache_bytes": cache_bytes,
     "spec_bytes_per_s": spec_bandwidth() if device == "cuda" else None,
@@ -99,6 +124,6 @@ results = {
     "cache_best_bytes_per_s": max(in_cache, default=None),
     "largest_bytes_per_s": rows[-1]["bytes_per_s"],
 }
-print(f"{cache_name or 'cache'}: {cache_bytes or 0:,} bytes;"
-      f" best {best['bytes_per_s'] / 1e9:.1f} GB/s at {best['elements']:,} elements;"
+print("caches: " + (", ".join(f"{name} {size:,} bytes" for name, size in listed) or "none reported"))
+print(f"marked: {cache_name or 'none'} at {cache_bytes or 0:,} bytes moved; best {best['bytes_per_s'] / 1e9:.1f} GB/s at {best['elements']:,} elements;"
       f" largest {rows[-1]['bytes_per_s'] / 1e9:.1f} GB/s")

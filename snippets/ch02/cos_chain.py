@@ -1,4 +1,6 @@
 # Fusion seen as bytes: x.cos() applied k times, eager against torch.compile.
+import os
+
 import torch
 import torch.utils.benchmark as benchmark
 from torch.profiler import ProfilerActivity, profile
@@ -64,6 +66,9 @@ for mode, functions in (("eager", eager), ("compiled", compiled)):
         sessions.append({"mode": mode, "k": k})
 
 rows = []
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 print(f"{'k':>3} {'eager ms':>10} {'compiled ms':>12} {'eager/compiled':>15}")
 for k in ks:
     eager_s = seconds_per_call(lambda: eager[k](x))

@@ -1,5 +1,7 @@
 # Compute against memory: FLOP/s of n x n matmuls, of an add that moves the same
 # bytes as the largest matmul, and the bandwidth of a copy of the same arrays.
+import os
+
 import torch
 import torch.utils.benchmark as benchmark
 from torch.utils.flop_counter import FlopCounterMode
@@ -33,6 +35,9 @@ def counted_flops(fn):
 
 
 matmuls = []
+# Times depend on the thread count and on how busy the machine is: print both.
+print(f"device: {device}; CPU threads: {torch.get_num_threads()} of {os.cpu_count()};"
+      f" load average: {os.getloadavg()[0]:.1f}")
 print(f"{'n':>6} {'FLOPs':>18} {'FLOP/byte':>10} {'ms':>9} {'GFLOP/s':>9}")
 for n in sizes:
     a = torch.randn(n, n, device=device)
@@ -66,6 +71,10 @@ print(f"add of {elements:,} elements: {add_s * 1e3:.3f} ms, {add['flop_per_s'] /
 print(f"copy of the same arrays: {copy_bandwidth / 1e9:.1f} GB/s")
 print(f"largest matmul / add, FLOP/s: {matmuls[-1]['flop_per_s'] / add['flop_per_s']:.0f}x")
 print(f"ridge point: {peak / copy_bandwidth:.1f} FLOP/byte")
+# How many parts of the chip can work at once: a GPU's streaming multiprocessors (SMs).
+multiprocessors = torch.cuda.get_device_properties(0).multi_processor_count if device == "cuda" else None
+if multiprocessors:
+    print(f"streaming multiprocessors: {multiprocessors}")
 
 results = {
     "device": device,
@@ -76,4 +85,5 @@ results = {
     "copy_bytes_per_s": copy_bandwidth,
     "peak_flop_per_s": peak,
     "ridge_intensity": peak / copy_bandwidth,
+    "multiprocessors": multiprocessors,
 }

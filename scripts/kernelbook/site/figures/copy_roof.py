@@ -2,7 +2,8 @@
 
 Drawn from ``ch02/copy_roof``'s ``results``: per size, the bytes moved and the bandwidth
 timed from a Python loop (``loop_bytes_per_s``) and, on a GPU, on the GPU alone from a CUDA
-graph (``gpu_bytes_per_s``); the largest cache (``cache_name``, ``cache_bytes``) and, where
+graph (``gpu_bytes_per_s``); the cache the snippet marks (``cache_name``, ``cache_bytes``: the GPU's L2 and
+its size, or on a CPU the level the copies fell out of and the bytes moved where they did) and, where
 the GPU reports one, the peak of its memory interface (``spec_bytes_per_s``). The curve the
 chapter reads (``bytes_per_s``: the GPU alone on a GPU, the loop on a CPU) splits the sizes
 into three regions: overhead until it first reaches half of its best, then the cache up to
@@ -35,7 +36,7 @@ S = Strings({
         "overhead": "overhead",
         "cache": "cache",
         "memory_cuda": "GPU memory",
-        "memory_cpu": "main memory",
+        "memory_cpu": "outer caches, main memory",
         "cache_line": "{name} {size}",
         "spec": "memory interface peak {bw}",
         "point": "{size} moved: {bw}",
@@ -45,6 +46,8 @@ S = Strings({
         "alt_cache": " The {name} cache ({size}) is marked: copies that fit in it ran at up to {cache_best}.",
         "caption": "Copy bandwidth (bytes read and written ÷ time) at {k} sizes{device}, timed {what}{cache}.",
         "caption_cache": "; the dashed line marks the {name} cache ({size}) and the shading the copies that fit in it",
+        "alt_edge": " Where the copies fell out of the {name} cache ({size} moved) is marked: copies up to there ran at up to {cache_best}.",
+        "caption_edge": "; the dashed line marks where the copies fell out of the {name} cache, after {size} moved, and the shading the copies up to there",
         "and": " and ",
     },
     "ja": {
@@ -54,7 +57,7 @@ S = Strings({
         "overhead": "オーバーヘッド",
         "cache": "キャッシュ",
         "memory_cuda": "GPU メモリ",
-        "memory_cpu": "メインメモリ",
+        "memory_cpu": "外側のキャッシュ、メインメモリ",
         "cache_line": "{name} {size}",
         "spec": "メモリインタフェースのピーク {bw}",
         "point": "{size} を移動: {bw}",
@@ -64,6 +67,8 @@ S = Strings({
         "alt_cache": "{name} キャッシュ ({size}) を示してあり、そこに収まるコピーは最高 {cache_best} だった。",
         "caption": "{k} 通りの大きさでのコピーの帯域 (読み書きしたバイト数 ÷ 時間){device}。測り方: {what}{cache}。",
         "caption_cache": "。破線は {name} キャッシュ ({size}) を、網掛けはそこに収まるコピーを示す",
+        "alt_edge": "コピーが {name} キャッシュからはみ出した位置 ({size} を移動したところ) を示してあり、そこまでのコピーは最高 {cache_best} だった。",
+        "caption_edge": "。破線はコピーが {name} キャッシュからはみ出した位置 ({size} を移動したところ) を、網掛けはそこまでのコピーを示す",
         "and": "、",
     },
 })
@@ -211,12 +216,14 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     best_i = max(range(len(rows)), key=primary.__getitem__)
     fits = [p for m, p in zip(moved, primary) if cache is not None and m <= cache]
     cache_words = {"name": inputs["cache_name"], "size": format_bytes(cache)} if cache is not None else {}
+    # a GPU's line is its L2's reported size; a CPU's is where the copies were measured to fall out of cache
+    alt_key, caption_key = ("alt_cache", "caption_cache") if inputs["device"] == "cuda" else ("alt_edge", "caption_edge")
     alt = S(lang, "alt", lo=format_bytes(moved[0]), hi=format_bytes(moved[-1]), device=device,
             series=S(lang, "alt_series", what=what), best=format_bandwidth(primary[best_i]),
             best_size=format_bytes(moved[best_i]), largest=format_bandwidth(primary[-1]),
-            cache=S(lang, "alt_cache", cache_best=format_bandwidth(max(fits)), **cache_words) if fits else "")
+            cache=S(lang, alt_key, cache_best=format_bandwidth(max(fits)), **cache_words) if fits else "")
     caption = S(lang, "caption", k=len(rows), device=device, what=what,
-                cache=S(lang, "caption_cache", **cache_words) if cache is not None else "")
+                cache=S(lang, caption_key, **cache_words) if cache is not None else "")
     data = {
         "points": len(rows),
         "series": [s for s in SERIES if s in series],
