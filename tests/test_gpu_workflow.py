@@ -166,7 +166,8 @@ def test_plan_stops_on_a_stale_cpu_capture_before_any_gpu_work(runner, tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     errors = [line for line in done.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1, done.stdout
-    assert errors[0].startswith("::error file=snippets/ch01/captures/b.cpu.json::ch01/b: cpu capture b.cpu.json is stale (source changed)")
+    # the plan job runs without the venv: where this machine has triton, the reason names that change too
+    assert errors[0].startswith("::error file=snippets/ch01/captures/b.cpu.json::ch01/b: cpu capture b.cpu.json is stale (source changed")
     assert "kernelbook capture --device cpu ch01/b" in errors[0]
     assert "ch01/b" in runner.summary_text() and "before any GPU work" in runner.summary_text()
     assert "ch01/a" not in runner.summary_text()
