@@ -34,10 +34,11 @@ try:
     fullgraph_error = None
 except torch._dynamo.exc.Unsupported as error:
     fullgraph_error = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-    where = [line.strip() for line in str(error).split("from user code:")[-1].splitlines() if line.strip()]
+    lines = str(error).split("from user code:")[-1].splitlines()
+    where = [readable(line.strip()) for line in lines if line.strip()][:2]  # the file and line, the code
 print("--- torch.compile(clip_relu, fullgraph=True)")
 print(fullgraph_error)
-print(f"  at {readable(where[0])}: {where[1]}")
+print(f"  at {where[0]}: {where[1]}")
 
 # 2. The logs. TORCH_LOGS="graph_breaks,recompiles,guards" before the run does the same as this
 # call; the records go to stderr, so the snippet also keeps them to print the lines that matter.
@@ -65,7 +66,7 @@ breaks = [readable(line) for line in kept["graph_breaks"] if line.startswith("Gr
 recompiles = [readable(line.strip()) for line in kept["recompiles"] if line.strip()][:3]
 # The guards on scale_relu's argument x: its sizes, and what the dynamic version assumes.
 size_guards = [
-    line.split("+- ", 1)[-1].split("  #")[0].strip()
+    re.sub(r"DispatchKeySet\([^)]*\), ", "", line.split("+- ", 1)[-1].split("  #")[0].strip())
     for line in kept["guards"]
     if "scale_relu" in line and ("TENSOR_MATCH: check_tensor(L['x']" in line or "L['x'].size()[0]" in line)
 ]
@@ -74,9 +75,13 @@ print("\n".join(breaks))
 print('--- TORCH_LOGS="recompiles": scale_relu, sizes 1000 then 2000')
 print("\n".join(recompiles))
 print("--- TORCH_LOGS=\"guards\": scale_relu's guards on x, first and second compilation")
-print("\n".join(re.sub(r"DispatchKeySet\([^)]*\), ", "", line) for line in size_guards))
+print("\n".join(size_guards))
 # Dynamo's own note on why the dynamic version starts at 2.
-notes = [line.split("(user code shown", 1)[-1].split("--", 1)[-1].strip().removesuffix(")") for line in kept["guards"] if "0/1 specialization" in line]
+notes = [
+    line.split("(user code shown", 1)[-1].split("--", 1)[-1].strip().removesuffix(")")
+    for line in kept["guards"]
+    if "0/1 specialization" in line
+]
 print(f"  ({notes[0]})" if notes else "")
 
 # 3. explain: counts the graphs and breaks without compiling anything.
