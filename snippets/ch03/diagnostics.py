@@ -1,7 +1,6 @@
-# Three ways to ask Dynamo where and why it split or recompiled a function:
-# fullgraph=True (an error at the first graph break), the logs that TORCH_LOGS names, and explain.
+# Three ways to ask Dynamo where and why it split or recompiled a function: fullgraph=True
+# (an error at the first graph break), the logs that TORCH_LOGS names, and explain.
 import logging
-import os
 import re
 
 import torch
@@ -35,13 +34,14 @@ try:
 except torch._dynamo.exc.Unsupported as error:
     fullgraph_error = f"{type(error).__name__}: {str(error).splitlines()[0]}"
     lines = str(error).split("from user code:")[-1].splitlines()
-    where = [readable(line.strip()) for line in lines if line.strip()][:2]  # the file and line, the code
+    # The break's file and line, then its code.
+    where = [readable(line.strip()) for line in lines if line.strip()][:2]
 print("--- torch.compile(clip_relu, fullgraph=True)")
 print(fullgraph_error)
 print(f"  at {where[0]}: {where[1]}")
 
-# 2. The logs. TORCH_LOGS="graph_breaks,recompiles,guards" before the run does the same as this
-# call; the records go to stderr, so the snippet also keeps them to print the lines that matter.
+# 2. The logs. TORCH_LOGS="graph_breaks,recompiles,guards" before the run does the same as
+# this call. They go to stderr: the snippet also keeps them, and prints the lines that matter.
 torch._dynamo.reset()
 torch._logging.set_logs(graph_breaks=True, recompiles=True, guards=True)
 kept: dict[str, list[str]] = {"graph_breaks": [], "recompiles": [], "guards": []}
@@ -62,13 +62,18 @@ for n in (1000, 2000):
     compiled(torch.randn(n, device=device))
 torch._logging.set_logs()  # logs off again
 
-breaks = [readable(line) for line in kept["graph_breaks"] if line.startswith("Graph break") or "Reason:" in line]
+breaks = [
+    readable(line)
+    for line in kept["graph_breaks"]
+    if line.startswith("Graph break") or "Reason:" in line
+]
 recompiles = [readable(line.strip()) for line in kept["recompiles"] if line.strip()][:3]
 # The guards on scale_relu's argument x: its sizes, and what the dynamic version assumes.
 size_guards = [
     re.sub(r"DispatchKeySet\([^)]*\), ", "", line.split("+- ", 1)[-1].split("  #")[0].strip())
     for line in kept["guards"]
-    if "scale_relu" in line and ("TENSOR_MATCH: check_tensor(L['x']" in line or "L['x'].size()[0]" in line)
+    if "scale_relu" in line
+    and ("TENSOR_MATCH: check_tensor(L['x']" in line or "L['x'].size()[0]" in line)
 ]
 print('--- TORCH_LOGS="graph_breaks": clip_relu')
 print("\n".join(breaks))
@@ -88,7 +93,10 @@ print(f"  ({notes[0]})" if notes else "")
 explanation = torch._dynamo.explain(clip_relu)(x)
 explain_reason = explanation.break_reasons[0].reason.splitlines()[0]
 print("--- torch._dynamo.explain(clip_relu)")
-print(f"graphs: {explanation.graph_count}, graph breaks: {explanation.graph_break_count}, reason: {explain_reason}")
+print(
+    f"graphs: {explanation.graph_count}, graph breaks: {explanation.graph_break_count}, "
+    f"reason: {explain_reason}"
+)
 
 results = {
     "device": device,
