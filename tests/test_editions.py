@@ -101,6 +101,16 @@ Only counting here.
 """, "This sentence stays the same.", "This sentence was rewritten for the new edition."),
 }
 
+CITATION = """
+cff-version: 1.2.0
+message: "Cite it as below."
+type: software
+title: "Editions test"
+authors:
+  - name: "the authors"
+version: 0.1.0
+"""
+
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
            "NO_MKDOCS_2_WARNING": "1", "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}
@@ -137,7 +147,8 @@ def _edition(book: Path, name: str, count: int, which: int) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     _git(book, "add", "-A")
     _git(book, "commit", "-q", "-m", f"captured for {name}")
-    _git(book, "tag", f"edition-{name}")
+    cut = run_cli("edition", "cut", name, root=book, **GIT_ENV)  # the version set in CITATION.cff, committed, tagged
+    assert cut.returncode == 0 and f"tag edition-{name}" in cut.stdout, cut.stdout + cut.stderr
     done = run_cli("edition", "publish", name, root=book, **GIT_ENV)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
 
@@ -151,6 +162,7 @@ def editions(tmp_path_factory):
     write(book / "pyproject.toml", '[project]\nname = "editionsbook"\nversion = "0"\n')
     shutil.copy2(ROOT / "mkdocs.editions.yml", book / "mkdocs.editions.yml")
     write(book / ".gitignore", ".kernelbook/\nsite/\n")
+    write(book / "CITATION.cff", CITATION)
     shutil.copytree(ROOT / "docs/assets", book / "docs/assets")  # kernelbook.js: the selector in the other language
     for lang, home in (("ja", "# 版のテスト\n"), ("en", "# Editions test\n")):
         write(book / f"docs/{lang}/index.md", home)
@@ -200,6 +212,20 @@ def test_a_frozen_edition_is_never_published_again(editions):
     assert _git(book, "rev-parse", "gh-pages") == before
     bad = run_cli("edition", "publish", "2026.13", root=book, **GIT_ENV)
     assert bad.returncode == 2 and "'2026.13' is not an edition" in bad.stderr
+
+
+def test_each_edition_is_a_tagged_commit_whose_citation_carries_it(editions):
+    book, _ = editions
+    for name in ("2026.06", "2026.12"):
+        cited = _git(book, "show", f"edition-{name}:CITATION.cff")
+        assert f'\nversion: "{name}"\n' in cited and re.search(r'\ndate-released: "\d{4}-\d\d-\d\d"\n', cited)
+        assert f'version = "{name}"' in _git(book, "show", f"edition-{name}:pyproject.toml")
+    again = run_cli("edition", "cut", "2026.12", root=book, **GIT_ENV)
+    assert again.returncode == 2 and "already exists" in again.stderr
+    uncut = run_cli("edition", "publish", "2027.06", root=book, **GIT_ENV)  # never tagged by cut: the citation says 2026.12
+    assert uncut.returncode == 2 and "CITATION.cff gives version 2026.12" in uncut.stderr and "edition cut 2027.06" in uncut.stderr
+    latest = run_cli("edition", "cut", "latest", root=book, **GIT_ENV)
+    assert latest.returncode == 2 and "never cut" in latest.stderr
 
 
 def test_instructors_links_point_into_the_edition(editions):

@@ -213,6 +213,9 @@ def cmd_edition(args: argparse.Namespace) -> int:
         return 0
     if not args.name:
         raise KernelbookError(f"kernelbook edition {args.action}: name the edition (YYYY.MM, e.g. 2026.12, or latest)")
+    if args.action == "cut":
+        print(publishing.cut(root, args.name))
+        return 0
     if args.action == "delete":
         print(publishing.delete(root, args.name, push=args.push, **where))
         return 0
@@ -328,10 +331,10 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--timeout", type=float, default=900.0)
     b.set_defaults(func=cmd_build)
 
-    e = sub.add_parser("edition", help="publish, list or delete an edition (a frozen YYYY.MM, or latest) on the gh-pages branch, with mike",
-                       epilog="cut an edition: tag a commit edition-YYYY.MM and push the tag (the CPU workflow publishes it), "
-                              "or run `kernelbook edition publish YYYY.MM --push` at that commit")
-    e.add_argument("action", choices=("publish", "list", "delete"))
+    e = sub.add_parser("edition", help="cut an edition (YYYY.MM: version set, committed, tagged edition-YYYY.MM), or publish, list or delete editions on the gh-pages branch, with mike",
+                       epilog="cut and publish: `kernelbook edition cut 2026.12`, then `git push origin HEAD edition-2026.12` "
+                              "(the site-cpu workflow publishes a pushed edition tag)")
+    e.add_argument("action", choices=("cut", "publish", "list", "delete"))
     e.add_argument("name", nargs="?", metavar="EDITION", help="YYYY.MM (e.g. 2026.12) or latest")
     e.add_argument("--push", action="store_true", help="push the gh-pages branch to the remote afterwards")
     e.add_argument("--remote", default="origin")

@@ -10,14 +10,16 @@ redirects to it.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from ..errors import KernelbookError
-from .editions import LATEST, edition_name
+from .editions import LATEST, TAG_PREFIX, edition_name
 
 CONFIG = "mkdocs.editions.yml"
 _MIKE = "import sys; from mike.driver import main; sys.argv[0] = 'mike'; sys.exit(main())"  # mike has no __main__
@@ -57,6 +59,74 @@ def published(root: Path, branch: str = BRANCH) -> list[dict]:
         raise KernelbookError(f"mike list gave no JSON for the branch {branch}: {done.stdout[:200]!r}") from None
 
 
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        raise KernelbookError("git is not installed: an edition is a tagged commit") from None
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        raise KernelbookError(f"git {args[0]} failed in {root}: {said[-1] if said else 'no message'}")
+    return done.stdout
+
+
+def _frozen_name(name: str) -> str:
+    try:
+        name = edition_name(name)
+    except ValueError as exc:
+        raise KernelbookError(str(exc)) from None
+    if name == LATEST:
+        raise KernelbookError(f"{LATEST} is published from main, never cut: name a frozen edition YYYY.MM (e.g. 2026.12)")
+    return name
+
+
+def citation_version(root: Path) -> str | None:
+    """The version CITATION.cff gives, unquoted; None without the file or the key."""
+    path = root / "CITATION.cff"
+    if not path.is_file():
+        return None
+    found = re.search(r"^version:\s*(.+?)\s*$", path.read_text(encoding="utf-8"), re.M)
+    return found.group(1).strip("\"'") if found else None
+
+
+def cut(root: Path, name: str, today: datetime.date | None = None) -> str:
+    """Make the edition: CITATION.cff and pyproject.toml carry ``name`` as the version, committed and tagged."""
+    name = _frozen_name(name)
+    tag = f"{TAG_PREFIX}{name}"
+    if _git(root, "tag", "--list", tag).strip():
+        raise KernelbookError(f"the tag {tag} already exists: an edition is cut once (git show {tag})")
+    if _git(root, "status", "--porcelain", "--untracked-files=no").strip():
+        raise KernelbookError("the working tree has uncommitted changes: commit them first, so the edition is what is committed")
+    day = (today or datetime.date.today()).isoformat()
+    edited = []
+    citation = root / "CITATION.cff"
+    if citation.is_file():
+        text = citation.read_text(encoding="utf-8")
+        text, n = re.subn(r"^version:.*$", f'version: "{name}"', text, count=1, flags=re.M)
+        if not n:
+            raise KernelbookError(f"{citation}: no `version:` line to set the edition in")
+        if re.search(r"^date-released:", text, re.M):
+            text = re.sub(r"^date-released:.*$", f'date-released: "{day}"', text, count=1, flags=re.M)
+        else:
+            text = re.sub(r"^(version:.*)$", f'\\1\ndate-released: "{day}"', text, count=1, flags=re.M)
+        citation.write_text(text, encoding="utf-8")
+        edited.append("CITATION.cff")
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        text = pyproject.read_text(encoding="utf-8")
+        text, n = re.subn(r'(?m)^(version\s*=\s*)"[^"]*"', f'\\g<1>"{name}"', text, count=1)
+        if n:
+            pyproject.write_text(text, encoding="utf-8")
+            edited.append("pyproject.toml")
+    if edited:
+        _git(root, "add", "--", *edited)
+        _git(root, "commit", "-q", "-m", f"Edition {name}: {' and '.join(edited)} carry it as the version", "--", *edited)
+    _git(root, "tag", "-a", tag, "-m", f"kernelbook edition {name}")
+    return (f"cut edition {name}: tag {tag} on {_git(root, 'rev-parse', '--short', 'HEAD').strip()}; publish it with "
+            f"`git push origin HEAD {tag}` (the site-cpu workflow publishes a pushed edition tag) "
+            f"or `kernelbook edition publish {name} --push`")
+
+
 def publish(root: Path, name: str, *, push: bool = False, remote: str = "origin", branch: str = BRANCH) -> str:
     """Build and commit one edition to ``branch`` (and push it); a line saying what was done."""
     try:
@@ -69,6 +139,10 @@ def publish(root: Path, name: str, *, push: bool = False, remote: str = "origin"
     if name != LATEST and any(v.get("version") == name for v in versions):
         raise KernelbookError(f"edition {name} is already published on {branch} and is never rebuilt; "
                               f"to replace it on purpose, delete it first (kernelbook edition delete {name})")
+    cited = citation_version(root)
+    if name != LATEST and cited is not None and cited != name:
+        raise KernelbookError(f"CITATION.cff gives version {cited}, not the edition {name}: "
+                              f"cut the edition with `kernelbook edition cut {name}`, which sets it and tags the commit")
     git = ["-r", remote, "-b", branch] + (["--push"] if push else [])
     title = name if name == LATEST else f"{name}"
     done = _mike(root, ["deploy", "-F", CONFIG, *git, "-t", title, "-m", f"edition {name}", name], edition=name)
