@@ -22,10 +22,14 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from ..errors import KernelbookError
 from ..review import compare, trees
-from .page_text import headings, strip_code, title
+from .page_text import PageText, headings, strip_code, title
+
+if TYPE_CHECKING:
+    from .settings import BookSettings
 
 EDITION_ENV = "MIKE_DOCS_VERSION"  # mike sets it for each build it deploys
 TAG_PREFIX = "edition-"
@@ -45,7 +49,10 @@ def edition_name(text: str) -> str:
 def current(environ: dict[str, str] | None = None) -> str | None:
     """The edition this build publishes (``MIKE_DOCS_VERSION``, set by mike), or None for a local build."""
     value = (os.environ if environ is None else environ).get(EDITION_ENV, "").strip()
-    return edition_name(value) if value else None
+    try:
+        return edition_name(value) if value else None
+    except ValueError as exc:
+        raise ValueError(f"{EDITION_ENV}: {exc}") from None
 
 
 def tagged(root: Path) -> list[str]:
@@ -209,6 +216,25 @@ def changes(root: Path, docs_lang: Path, lang_folder: str, edition: str | None) 
                           showing(now, numbers))
 
 
+def published_base(settings: "BookSettings", edition: str | None, lang: str) -> str:
+    """Where ``lang``'s pages are published (``site_url``, the edition's folder, the language's), or "" without site_url."""
+    if not settings.site_url:
+        return ""
+    return settings.site_url.rstrip("/") + "/" + (f"{edition}/" if edition else "") + settings.url_prefix(lang)
+
+
+def page(settings: "BookSettings", edition: str | None, lang: str, pages: list[PageText], report: Callable[[str], None]) -> str:
+    """The changes page's HTML in ``lang``, linked as ``pages`` (this language's, from the page rendered) are."""
+    folder = settings.pages(lang)
+    try:
+        found = changes(settings.root, folder, settings.rel(folder), edition)
+    except KernelbookError as exc:
+        report(f"the changes since the previous edition: {exc}")
+        found = EditionChanges(edition, None)
+    urls = {p.rel: p.url for p in pages}
+    return render(found, lang, urls.get)
+
+
 # ---------------------------------------------------------------- the page
 
 LABELS = {
@@ -315,13 +341,17 @@ def showing(pages: dict[str, str], numbers: tuple[NumberChange, ...]) -> dict[tu
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 
 
-def mark_page(output: str, edition: str, root: str, lang_prefix: str, own_selector: bool) -> str:
-    """The edition and its root (relative to the page) in a meta tag for kernelbook.js.
+def mark_page(output: str, edition: str | None, root: str, lang_prefix: str) -> str:
+    """The edition and its root (relative to the page) in a meta tag for kernelbook.js; a local build's page as it is.
 
-    ``own_selector``: a page in another language's folder, where Material's selector would
-    read versions.json from that folder (a 404): its ``extra.version`` is taken out of the
-    page's config and kernelbook.js draws the selector from the edition's root instead.
+    A page in another language's folder (``lang_prefix``: ``en/``) is where Material's
+    selector would read versions.json from that folder (a 404): its ``extra.version`` is
+    taken out of the page's config and kernelbook.js draws the selector from the edition's
+    root instead.
     """
+    if not edition:
+        return output
+    own_selector = bool(lang_prefix)
     meta = (f'<meta name="kb-edition" content="{html.escape(edition)}" data-root="{html.escape(root)}"'
             f' data-lang-prefix="{html.escape(lang_prefix)}"'
             f'{" data-selector" if own_selector else ""}>')

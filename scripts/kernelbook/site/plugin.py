@@ -94,7 +94,6 @@ class BuildRun:
     search: object | None = None  # material's search plugin, when each language gets its own index
     glossary: glossary_site.Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
     edition: str | None = None  # the edition this build publishes (mike sets MIKE_DOCS_VERSION); None for a local build
-    edition_changes: dict[str, editions.EditionChanges] = field(default_factory=dict)  # by language, read once
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -114,12 +113,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         self.depth += 1
         try:
             settings = from_config(config, self.config)
-        except ValueError as exc:
-            raise PluginError(f"kernelbook: {exc}") from None
-        try:
             edition = editions.current()
         except ValueError as exc:
-            raise PluginError(f"kernelbook: {editions.EDITION_ENV}: {exc}") from None
+            raise PluginError(f"kernelbook: {exc}") from None
         self.run = BuildRun(settings, edition=edition)
         missing = [name for name in MARKDOWN_EXTENSIONS if name not in config.markdown_extensions]
         for name in missing:
@@ -213,21 +209,16 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             """Every page of ``lang``, linked relatively from this page (it works wherever the site is served)."""
             return read_pages(run.settings.pages(lang), relative(run.settings.url_prefix(lang), page.url))
 
-        def canonical(lang: str) -> str:
-            """Where ``lang``'s pages are published: in this build's edition's folder, when it is one."""
-            edition = f"{run.edition}/" if run.edition else ""
-            return run.settings.site_url.rstrip("/") + "/" + edition + run.settings.url_prefix(lang) if run.settings.site_url else ""
-
         ctx = Context(
             lang=lang,
             page=page.file.src_uri,
             book=run.book,
             figure=lambda name, lang: self._figure(name, lang, ctx),
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
-            sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
+            sections=lambda lang: section_index(pages(lang), lang, editions.published_base(run.settings, run.edition, lang)),
             pages=pages,
             glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
-            edition_changes=lambda lang: self._edition_changes(lang, pages(lang)),
+            edition_changes=lambda lang: editions.page(run.settings, run.edition, lang, pages(lang), self._report),
         )
         markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
@@ -256,28 +247,13 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
         lang = self._lang(page)
-        if self.run.edition:
-            output = editions.mark_page(output, self.run.edition, relative("", page.url), self.run.settings.url_prefix(lang),
-                                        own_selector=lang != self.run.settings.default_language)
+        output = editions.mark_page(output, self.run.edition, relative("", page.url), self.run.settings.url_prefix(lang))
         if self.run.search is not None and lang != self.run.settings.default_language:
             try:  # the page searches its own language's index (search_index.py)
                 output = search_index.rebase(output, self.run.settings.url_prefix(lang))
             except ValueError as exc:
                 self._report(f"{page.file.src_uri}: {exc}")
         return output
-
-    def _edition_changes(self, lang: str, pages) -> str:
-        """What changed since the previous edition, in ``lang``, linked from the page being rendered."""
-        run = self.run
-        if lang not in run.edition_changes:
-            folder = run.settings.pages(lang)
-            try:
-                run.edition_changes[lang] = editions.changes(run.settings.root, folder, run.settings.rel(folder), run.edition)
-            except KernelbookError as exc:
-                self._report(f"the changes since the previous edition: {exc}")
-                run.edition_changes[lang] = editions.EditionChanges(run.edition, None)
-        urls = {p.rel: p.url for p in pages}
-        return editions.render(run.edition_changes[lang], lang, urls.get)
 
     def _check_build(self, config):
         run = self.run
