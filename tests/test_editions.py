@@ -373,3 +373,17 @@ def test_section_changes_name_the_sentences_that_changed():
     assert set(found) == {(None, "unchanged"), ("one", "changed"), ("added", "added"), ("gone", "removed")}
     assert found[("one", "changed")].before == ("Old words here.",) and found[("one", "changed")].after == ("New words here.",)
     assert editions.sentences("一つ目。二つ目。 Third one. Fourth!") == ["一つ目。", "二つ目。", "Third one.", "Fourth!"]
+
+
+def test_a_page_names_its_edition_and_leaves_materials_selector_to_kernelbook_js_in_another_language():
+    from kernelbook.site import editions
+
+    page = ('<html><head><title>t</title></head><body><script id="__config" type="application/json">'
+            '{"base": "../../en/", "version": {"provider": "mike", "default": "latest"}}</script></body></html>')
+    assert editions.mark_page(page, None, "../", "") == page  # a local build: as it was
+    ja = editions.mark_page(page, "2026.12", "../", "")
+    assert '<meta name="kb-edition" content="2026.12" data-root="../" data-lang-prefix="">' in ja and '"provider": "mike"' in ja
+    en = editions.mark_page(page, "2026.12", "../../", "en/")
+    assert 'data-root="../../" data-lang-prefix="en/" data-selector>' in en
+    config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', en).group(1))
+    assert config == {"base": "../../en/"}  # Material would read ../versions.json from /2026.12/en/: a 404

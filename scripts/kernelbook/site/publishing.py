@@ -48,10 +48,15 @@ def _failed(what: str, done: subprocess.CompletedProcess) -> KernelbookError:
 
 def published(root: Path, branch: str = BRANCH) -> list[dict]:
     """mike's versions.json on ``branch``: every edition published there ([] before the first)."""
-    done = _mike(root, ["list", "--json", "-b", branch])
+    try:
+        there = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
+                               capture_output=True, timeout=60).returncode == 0
+    except FileNotFoundError:
+        raise KernelbookError("git is not installed: mike keeps the editions on a git branch") from None
+    if not there:
+        return []  # no edition published from here yet (in CI, the workflow fetches the branch first)
+    done = _mike(root, ["list", "--json", "-r", "origin", "-b", branch])
     if done.returncode != 0:
-        if "not found" in (done.stderr + done.stdout).lower() or not (done.stdout.strip()):
-            return []
         raise _failed(f"listing the editions on {branch}", done)
     try:
         return json.loads(done.stdout or "[]")
