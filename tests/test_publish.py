@@ -123,10 +123,16 @@ def test_least_privilege_and_concurrency():
     granted = {name: job.get("permissions", {}) for name, job in gpu["jobs"].items()}
     assert all("permissions" in job for job in gpu["jobs"].values())
     writers = {name: perms for name, perms in granted.items() if "write" in perms.values()}
-    assert writers == {"deploy": {"pages": "write", "id-token": "write"},
+    assert writers == {"deploy": {"contents": "write"},  # the gh-pages branch, through mike
                        "propose": {"contents": "write", "pull-requests": "write"}}
     for name in ("deploy", "propose"):
         assert "refs/heads/main" in gpu["jobs"][name]["if"]
+    # the CPU workflow writes only when a tag edition-YYYY.MM is pushed, and only the gh-pages branch
+    cpu_writers = {name: job["permissions"] for name, job in cpu["jobs"].items() if "permissions" in job}
+    assert cpu_writers == {"edition": {"contents": "write"}}
+    assert cpu["jobs"]["edition"]["if"] == "startsWith(github.ref, 'refs/tags/edition-')"
+    for job in (cpu["jobs"]["edition"], gpu["jobs"]["deploy"]):  # one push to gh-pages at a time, never cut short
+        assert job["concurrency"] == {"group": "gh-pages", "cancel-in-progress": False}
 
 
 def test_cpu_workflow_tests_then_builds_from_committed_captures():
@@ -182,15 +188,44 @@ def test_gpu_workflow_captures_shards_then_checks_builds_and_publishes():
                                        "kernelbook build --no-capture")]
     assert order == sorted(order)
     used = [s.get("uses", "").split("@")[0] for s in publish["steps"]]
-    assert "actions/upload-pages-artifact" in used
+    assert "actions/upload-pages-artifact" not in used  # published with mike, on the gh-pages branch
     assert any(s.get("with", {}).get("name") == "refreshed-captures" for s in publish["steps"])
 
     deploy = doc["jobs"]["deploy"]
-    assert deploy["environment"]["name"] == "github-pages"
-    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert deploy["needs"] == "publish" and "environment" not in deploy
+    assert [s.get("uses", "").split("@")[0] for s in deploy["steps"]] == [
+        "actions/checkout", "actions/setup-python", "actions/download-artifact", ""]
+    download = deploy["steps"][2]
+    assert download["with"]["name"] == "refreshed-captures" and "needs.publish.outputs.refreshed" in download["if"]
+    last = deploy["steps"][-1]
+    assert last["run"] == 'scripts/publish_edition.sh latest "$RUNNER_TEMP/refreshed"'  # the refresh publishes only latest
+    assert last["env"] == {"GH_TOKEN": "${{ github.token }}"}
     propose = doc["jobs"]["propose"]
     assert "kernelbook merge" in runs(doc, "propose")
     assert any(s.get("uses", "").startswith("peter-evans/create-pull-request@") for s in propose["steps"])
+
+
+def test_a_pushed_edition_tag_publishes_that_edition_after_the_tests():
+    doc = workflow(SITE_CPU)
+    job = doc["jobs"]["edition"]
+    assert job["needs"] == "test-and-build"
+    step = job["steps"][-1]
+    assert step["run"] == 'scripts/publish_edition.sh "${GITHUB_REF_NAME#edition-}"'
+    assert step["env"] == {"GH_TOKEN": "${{ github.token }}"}
+    for job in (doc["jobs"]["edition"], workflow(SITE_GPU)["jobs"]["deploy"]):
+        checkout = job["steps"][0]
+        # the tags and their history: the "what changed" page reads the previous edition from git
+        assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
+
+
+def test_the_publishing_script_keeps_the_token_out_of_git_config_and_publishes_with_kernelbook():
+    script = (ROOT / "scripts" / "publish_edition.sh").read_text(encoding="utf-8")
+    assert script.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in script
+    assert os.access(ROOT / "scripts" / "publish_edition.sh", os.X_OK)
+    assert "GIT_CONFIG_VALUE_0" in script and "remote set-url" not in script and "x-access-token:${GH_TOKEN}@" not in script
+    assert '.venv/bin/kernelbook edition publish "$edition"' in script and "pip install -q -e '.[publish]'" in script
+    done = subprocess.run(["bash", "-n", str(ROOT / "scripts" / "publish_edition.sh")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 NOTEBOOKS = "docs/*/*/notebook.ipynb"  # kernelbook.notebooks.NAME beside each chapter's index.md

@@ -218,7 +218,9 @@ def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_s
         chain = [home, *(f"/{lang}{name}/" for name in names), glossary, instructors]  # the footer's order
         assert footer(home) == {"next": chain[1]}
         assert footer(glossary) == {"prev": chain[-3], "next": instructors}
-        assert footer(instructors) == {"prev": glossary}
+        changes = f"/{lang}changes/"  # what changed between editions, last
+        assert footer(instructors) == {"prev": glossary, "next": changes}
+        assert footer(changes) == {"prev": instructors}
         for before, chapter, after in zip(chain, chain[1:-2], chain[2:]):
             notebook = chapter + "notebook/"
             assert footer(chapter) == {"prev": before, "next": after}

@@ -91,3 +91,111 @@ document.addEventListener("click", function (event) {
     wire();
   }
 })();
+
+// Editions (site/editions.py). Choosing an edition in the version selector keeps the
+// page and its anchor when that edition has the page, else goes to the nearest folder
+// above it that it has (the chapter), else to the edition's home in this language, else
+// its root: never a 404. The pages an edition has are read from its own sitemap.xml.
+// Material's selector reads ../versions.json from the site's base, which for a page in
+// another language's folder (/2026.12/en/) is that folder, not the edition's root: there
+// the plugin leaves Material's selector out (data-selector) and this draws the same one
+// from the edition root's ../versions.json, on this site, never elsewhere.
+(function () {
+  function meta() {
+    return document.querySelector('meta[name="kb-edition"]');
+  }
+
+  function pathsOf(xml, version) {
+    var found = {};
+    var marker = "/" + version + "/";
+    var nodes = xml.getElementsByTagName("*");
+    for (var i = 0; i < nodes.length; i++) {
+      var node = nodes[i];
+      var url = node.localName === "loc" ? node.textContent : node.localName === "link" ? node.getAttribute("href") : null;
+      var at = url ? url.indexOf(marker) : -1;
+      if (at >= 0) found[url.slice(at + marker.length)] = true;
+    }
+    return found;
+  }
+
+  function target(root, version, rel, hash, lang) {
+    var base = new URL("../" + version + "/", root);
+    return fetch(new URL("sitemap.xml", base)).then(function (response) {
+      if (!response.ok) throw new Error("no sitemap");
+      return response.text();
+    }).then(function (text) {
+      var paths = pathsOf(new DOMParser().parseFromString(text, "application/xml"), version);
+      var candidate = rel;
+      while (candidate) {
+        if (paths[candidate]) return new URL(candidate + (candidate === rel ? hash : ""), base);
+        candidate = candidate.replace(/[^/]*\/?$/, "");
+      }
+      return new URL(lang && paths[lang + "/"] ? lang + "/" : "", base);
+    }).catch(function () {
+      return base;
+    });
+  }
+
+  // Before Material's own handler (on document.body): every edition link, in either language.
+  document.addEventListener("click", function (event) {
+    var tag = meta();
+    var link = event.target instanceof Element && event.target.closest("a.md-version__link");
+    if (!tag || !link || event.metaKey || event.ctrlKey) return;
+    var root = new URL(tag.getAttribute("data-root"), window.location.href);
+    var version = new URL(link.href).pathname.replace(/\/$/, "").split("/").pop();
+    event.preventDefault();
+    event.stopPropagation();
+    var here = window.location.pathname;
+    var rel = here.indexOf(root.pathname) === 0 ? here.slice(root.pathname.length) : "";
+    var own = tag.getAttribute("data-lang-prefix") || "";
+    target(root, version, rel, window.location.hash, own.replace(/\/$/, "")).then(function (url) {
+      window.location.href = url.href;
+    });
+  }, true);
+
+  function draw(tag, versions) {
+    var root = new URL(tag.getAttribute("data-root"), window.location.href);
+    var current = tag.getAttribute("content");
+    var topic = document.querySelector(".md-header__topic");
+    if (!topic || !versions.length) return;
+    var shown = versions.filter(function (v) { return v.version === current; })[0] || versions[0];
+    var box = document.createElement("div");
+    box.className = "md-version";
+    var button = document.createElement("button");
+    button.className = "md-version__current";
+    button.setAttribute("aria-label", "Select version");
+    button.textContent = shown.title || shown.version;
+    var list = document.createElement("ul");
+    list.className = "md-version__list";
+    versions.forEach(function (v) {
+      var item = document.createElement("li");
+      item.className = "md-version__item";
+      var link = document.createElement("a");
+      link.className = "md-version__link";
+      link.href = new URL("../" + v.version + "/", root).href;
+      link.textContent = v.title || v.version;
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+    box.appendChild(button);
+    box.appendChild(list);
+    topic.appendChild(box);
+  }
+
+  function wire() {
+    var tag = meta();
+    if (!tag || !tag.hasAttribute("data-selector")) return;
+    var root = new URL(tag.getAttribute("data-root"), window.location.href);
+    fetch(new URL("../versions.json", root)).then(function (response) {
+      return response.ok ? response.json() : [];
+    }).then(function (versions) {
+      draw(tag, versions);
+    }).catch(function () {});
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", wire);
+  } else {
+    wire();
+  }
+})();

@@ -211,6 +211,29 @@ def cmd_build(args: argparse.Namespace) -> int:
     return build(root, root / "site", plugin={"read_only": True} if args.no_capture else None)
 
 
+def cmd_edition(args: argparse.Namespace) -> int:
+    """Editions on the gh-pages branch, through mike: publish one, list them, delete one."""
+    from .freshness import check_inputs
+    from .site import publishing
+
+    root = project_root()
+    where = {"remote": args.remote, "branch": args.branch}
+    if args.action == "list":
+        print(publishing.listing(root, args.branch), end="")
+        return 0
+    if not args.name:
+        raise KernelbookError(f"kernelbook edition {args.action}: name the edition (YYYY.MM, e.g. 2026.12, or latest)")
+    if args.action == "cut":
+        print(publishing.cut(root, args.name))
+        return 0
+    if args.action == "delete":
+        print(publishing.delete(root, args.name, push=args.push, **where))
+        return 0
+    check_inputs(root)  # a stale or broken capture: one line now, not a failed build inside mike
+    print(publishing.publish(root, args.name, push=args.push, **where))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mkdocs serve`` in a child that never outlives this process; SIGTERM and Ctrl-C are passed on."""
     from .freshness import check_inputs
@@ -264,7 +287,7 @@ def _check_port_free(host: str, port: int) -> None:
                                   "Stop it, or pick another with --dev-addr HOST:PORT") from None
 
 
-SITE_COMMANDS = ("build", "serve", "notebooks")  # the only ones that import kernelbook.site (mkdocs)
+SITE_COMMANDS = ("build", "serve", "notebooks", "edition")  # the only ones that import kernelbook.site (mkdocs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -317,6 +340,16 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, default=None)
     b.add_argument("--timeout", type=float, default=900.0)
     b.set_defaults(func=cmd_build)
+
+    e = sub.add_parser("edition", help="cut an edition (YYYY.MM: version set, committed, tagged edition-YYYY.MM), or publish, list or delete editions on the gh-pages branch, with mike",
+                       epilog="cut and publish: `kernelbook edition cut 2026.12`, then `git push origin HEAD edition-2026.12` "
+                              "(the site-cpu workflow publishes a pushed edition tag)")
+    e.add_argument("action", choices=("cut", "publish", "list", "delete"))
+    e.add_argument("name", nargs="?", metavar="EDITION", help="YYYY.MM (e.g. 2026.12) or latest")
+    e.add_argument("--push", action="store_true", help="push the gh-pages branch to the remote afterwards")
+    e.add_argument("--remote", default="origin")
+    e.add_argument("--branch", default="gh-pages")
+    e.set_defaults(func=cmd_edition)
 
     v = sub.add_parser("serve", help="mkdocs serve: reloads on page, snippet or capture changes; never executes")
     v.add_argument("--dev-addr", default="127.0.0.1:8000")

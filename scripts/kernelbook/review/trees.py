@@ -91,6 +91,14 @@ def at_ref(root: Path, ref: str) -> Side:
     return Side(ref, found, tuple(bad))
 
 
+def files_at(root: Path, ref: str, folder: str, suffix: str) -> dict[str, bytes]:
+    """The files under ``folder`` whose names end in ``suffix`` at ``ref``, read from git's objects."""
+    commit = _git(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], ref).strip()
+    listing = _git(root, ["ls-tree", "-r", "-z", "--name-only", commit, "--", folder], ref)
+    paths = [p for p in listing.split("\0") if p.endswith(suffix)]
+    return {path: data for path, data in _cat(root, commit, paths, ref).items() if data is not None}
+
+
 def _git(root: Path, args: list[str], ref: str, stdin: bytes | None = None) -> str:
     try:
         done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, timeout=120)

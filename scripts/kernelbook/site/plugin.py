@@ -37,7 +37,7 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import editions, glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
@@ -93,6 +93,7 @@ class BuildRun:
     staged: dict[str, str] = field(default_factory=dict)  # docs/ path -> the staged copy rendered instead
     search: object | None = None  # material's search plugin, when each language gets its own index
     glossary: glossary_site.Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
+    edition: str | None = None  # the edition this build publishes (mike sets MIKE_DOCS_VERSION); None for a local build
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -112,9 +113,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         self.depth += 1
         try:
             settings = from_config(config, self.config)
+            edition = editions.current()
         except ValueError as exc:
             raise PluginError(f"kernelbook: {exc}") from None
-        self.run = BuildRun(settings)
+        self.run = BuildRun(settings, edition=edition)
         missing = [name for name in MARKDOWN_EXTENSIONS if name not in config.markdown_extensions]
         for name in missing:
             config.markdown_extensions.append(name)
@@ -207,18 +209,16 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             """Every page of ``lang``, linked relatively from this page (it works wherever the site is served)."""
             return read_pages(run.settings.pages(lang), relative(run.settings.url_prefix(lang), page.url))
 
-        def canonical(lang: str) -> str:
-            return run.settings.site_url.rstrip("/") + "/" + run.settings.url_prefix(lang) if run.settings.site_url else ""
-
         ctx = Context(
             lang=lang,
             page=page.file.src_uri,
             book=run.book,
             figure=lambda name, lang: self._figure(name, lang, ctx),
             notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
-            sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
+            sections=lambda lang: section_index(pages(lang), lang, editions.published_base(run.settings, run.edition, lang)),
             pages=pages,
             glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
+            edition_changes=lambda lang: editions.page(run.settings, run.edition, lang, pages(lang), self._report),
         )
         markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
@@ -247,6 +247,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
         lang = self._lang(page)
+        output = editions.mark_page(output, self.run.edition, relative("", page.url), self.run.settings.url_prefix(lang))
         if self.run.search is not None and lang != self.run.settings.default_language:
             try:  # the page searches its own language's index (search_index.py)
                 output = search_index.rebase(output, self.run.settings.url_prefix(lang))

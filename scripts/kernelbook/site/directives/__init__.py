@@ -6,7 +6,7 @@ imports the modules that register them, then renders pages:
 * ``run``: ``[[kb:run SNIPPET]]``, an executed example (code, output, kernels, provenance)
 * ``environment``: ``[[kb:environment]]``, where every capture of the book ran
 * ``services``: ``[[kb:figure NAME]]``, ``[[kb:notebook CHAPTER]]``, ``[[kb:sections]]``,
-  drawn by the site (the plugin hands the functions in through the Context)
+  ``[[kb:edition-changes]]``, drawn by the site (the plugin hands the functions in through the Context)
 * ``claims``: the inline claims, one per kind in ``site/claims.py``
 * ``data``: ``[[kb:data SNIPPET KEY LANG]]``, a string the snippet stored, as a code block
 * ``predict``: ``[[kb:predict SNIPPET KIND ... OP VALUE]]`` and its indented question, an

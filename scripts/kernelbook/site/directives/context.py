@@ -50,6 +50,7 @@ class Context:
     drawing: Callable[[str, str], "Figure"] = _no_drawing  # in a notebook: (name, lang) -> the drawn figure
     glossary: "Glossary | None" = None
     glossary_url: str = ""  # where this page reaches the glossary page ("../glossary/"; absolute in a notebook)
+    edition_changes: Callable[[str], str] = _nothing  # lang -> what changed since the previous edition (editions.py)
     errors: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     said: set[str] = field(default_factory=set)  # notices already given in full on this page

@@ -63,3 +63,13 @@ def sections_notebook(d: Directive, ctx: Context) -> str:
 def sections(d: Directive, ctx: Context) -> str:
     """``[[kb:sections]]``: every page and section of this language with its stable URL."""
     return ctx.sections(ctx.lang)
+
+
+def edition_changes_notebook(d: Directive, ctx: Context) -> str:
+    return ""  # a page for instructors, never in a chapter's notebook
+
+
+@block("edition-changes", notebook=edition_changes_notebook)
+def edition_changes(d: Directive, ctx: Context) -> str:
+    """``[[kb:edition-changes]]``: what changed since the previous edition, section by section and number by number."""
+    return ctx.edition_changes(ctx.lang)
