@@ -109,7 +109,9 @@ def facts(kernel, signature, block_size, num_warps, divisible):
     number = {key: int(value) for key, value in re.findall(r"\b(REG|STACK|SHARED|LOCAL):(\d+)", usage)}
     ops = [instruction.split()[1] if instruction.startswith("@") else instruction.split()[0]
            for instruction, _ in sass_lines(compiled)]
-    shared = number["SHARED"] + compiled.metadata.shared  # static, plus what Triton asks for at launch
+    # Triton's kernels take all their shared memory at launch (cuobjdump's SHARED shows only the
+    # system's reserve, counted in occupancy below)
+    shared = compiled.metadata.shared
     blocks, limit, share = occupancy(number["REG"], shared, num_warps)
     return compiled, {
         "block_size": block_size,
@@ -119,7 +121,7 @@ def facts(kernel, signature, block_size, num_warps, divisible):
         "registers": number["REG"],
         # ptxas fits one block on an SM: at most 65,536 / threads registers each (and 255)
         "register_cap": min(SM90["registers_per_thread"], SM90["registers"] // (32 * num_warps) // 8 * 8),
-        "stack_bytes": number["STACK"] + number["LOCAL"],  # where ptxas puts registers that do not fit
+        "stack_bytes": number["STACK"] + number["LOCAL"],  # local memory: where ptxas puts what does not fit
         "spill_stores": ops.count("STL"),  # stores to that local memory
         "shared_bytes": shared,
         "loads": sum(op.startswith("LDG") for op in ops),
