@@ -161,9 +161,15 @@ first_spill = next((row["n_cols"] for row in softmax if row["spill_stores"] or r
 
 # The instructions that do the work in the chapter's kernel, each with the line it came from.
 work = [(i, s) for i, s in sass_lines(chapter_kernel) if re.search(r"\b(LDG|STG|FADD|FMNMX|ISETP|EXIT)", i)]
-width = max(len(i) for i, _ in work)
-listing = "\n".join(f"{i:<{width}}  # {s}" for i, s in work)
-memory = "\n".join(f"{i:<{width}}  # {s}" for i, s in work if re.search(r"\b(LDG|STG)", i))
+
+
+def aligned(lines):
+    width = max(len(instruction) for instruction, _ in lines)
+    return "\n".join(f"{instruction:<{width}}  # {source}" for instruction, source in lines)
+
+
+listing = aligned(work)
+memory = aligned([(i, s) for i, s in work if re.search(r"\b(LDG|STG)", i)])
 
 print(f"compiled for {chapter_kernel.metadata.target.backend}:{chapter_kernel.metadata.target.arch} "
       f"with triton {triton.__version__} (ptxas {knobs.nvidia.ptxas.version}); not run")
