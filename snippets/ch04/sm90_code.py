@@ -13,10 +13,6 @@ from triton import knobs
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-if knobs.runtime.interpret:  # the interpreter replaces the compiler for the whole process
-    raise RuntimeError("TRITON_INTERPRET is on in this process, so Triton cannot compile here: "
-                       "run this example in a fresh Python process (in a notebook, restart the kernel first)")
-
 TARGET = GPUTarget("cuda", 90, 32)  # compute capability 9.0 (Hopper), 32 threads per warp
 
 # Per-SM limits of compute capability 9.0, from the CUDA C++ Programming Guide's table
@@ -139,70 +135,82 @@ DIVISIBLE = {(True, True): "all", (False, True): "pointers", (False, False): "no
 ADD_RELU = ["a_ptr", "b_ptr", "out_ptr", "n_elements"]
 SOFTMAX = ["out_ptr", "x_ptr", "x_row_stride", "out_row_stride", "n_cols"]
 
-# add+relu: every block size and warp count with 16-divisible arguments (what a launch on fresh
-# float32 tensors of 100 million elements gets), then BLOCK_SIZE 1024 with fewer of them.
-add_relu = []
-for block_size in (256, 1024, 4096):
-    for num_warps in (4, 8):
-        compiled, row = facts(add_relu_kernel, ADD_RELU, block_size, num_warps, ADD_RELU)
-        add_relu.append(row)
-        if (block_size, num_warps) == (1024, 4):  # the chapter's kernel, for the listing below
-            chapter_kernel = compiled
-for divisible in (ADD_RELU[:3], []):  # pointers only (n not a multiple of 16), then nothing
-    add_relu.append(facts(add_relu_kernel, ADD_RELU, 1024, 4, divisible)[1])
-
-# softmax: one program per row, BLOCK_SIZE = the row length, warps as fused_softmax.py chooses them.
-softmax = []
-for n_cols in (1024, 2048, 4096, 8192, 16384, 32768, 65536):
-    num_warps = 4 if n_cols < 2048 else 8 if n_cols < 4096 else 16
-    row = facts(softmax_kernel, SOFTMAX, n_cols, num_warps, SOFTMAX)[1]
-    softmax.append({"n_cols": n_cols, **row})
-first_spill = next((row["n_cols"] for row in softmax if row["spill_stores"] or row["stack_bytes"]), None)
-
-# The instructions that do the work in the chapter's kernel, each with the line it came from.
-work = [(i, s) for i, s in sass_lines(chapter_kernel) if re.search(r"\b(LDG|STG|FADD|FMNMX|ISETP|EXIT)", i)]
-
 
 def aligned(lines):
+    """Instructions in a column, each followed by its Python line."""
     width = max(len(instruction) for instruction, _ in lines)
     return "\n".join(f"{instruction:<{width}}  # {source}" for instruction, source in lines)
 
 
-listing = aligned(work)
-memory = aligned([(i, s) for i, s in work if re.search(r"\b(LDG|STG)", i)])
+def main():
+    """Compile both kernels, print what the compiler made of them, and return it."""
+    # add+relu: every block size and warp count with 16-divisible arguments (what a launch on fresh
+    # float32 tensors of 100 million elements gets), then BLOCK_SIZE 1024 with fewer of them.
+    add_relu = []
+    for block_size in (256, 1024, 4096):
+        for num_warps in (4, 8):
+            compiled, row = facts(add_relu_kernel, ADD_RELU, block_size, num_warps, ADD_RELU)
+            add_relu.append(row)
+            if (block_size, num_warps) == (1024, 4):  # the chapter's kernel, for the listing below
+                chapter_kernel = compiled
+    for divisible in (ADD_RELU[:3], []):  # pointers only (n not a multiple of 16), then nothing
+        add_relu.append(facts(add_relu_kernel, ADD_RELU, 1024, 4, divisible)[1])
 
-print(f"compiled for {chapter_kernel.metadata.target.backend}:{chapter_kernel.metadata.target.arch} "
-      f"with triton {triton.__version__} (ptxas {knobs.nvidia.ptxas.version}); not run")
-print(f"sm_90 limits per SM: {SM90['registers']:,} registers, {SM90['threads']:,} threads, {SM90['blocks']} blocks, "
-      f"{SM90['shared_bytes'] // 1024} KiB shared memory; at most {SM90['registers_per_thread']} registers per thread")
-print()
-print("add+relu  (divisible: which arguments are marked tt.divisibility=16; spill: bytes per thread)")
-print(f"{'BLOCK':>5} {'warps':>5} {'divisible':>9} {'regs':>4} {'spill':>5} {'smem':>4} "
-      f"{'LDG':>3} {'.64':>3} {'.128':>4} {'STG':>3} {'.128':>4} {'blocks/SM':>9} {'occupancy':>9}")
-for r in add_relu:
-    print(f"{r['block_size']:>5} {r['num_warps']:>5} {r['divisible']:>9} {r['registers']:>4} {r['stack_bytes']:>5} "
-          f"{r['shared_bytes']:>4} {r['loads']:>3} {r['loads_64']:>3} {r['loads_128']:>4} {r['stores']:>3} "
-          f"{r['stores_128']:>4} {r['blocks_per_sm']:>9} {r['occupancy_share']:>8.0%}  ({r['limited_by']})")
-print()
-print("softmax  (one row per program, BLOCK = columns)")
-print(f"{'cols':>6} {'warps':>5} {'values/thread':>13} {'regs':>4} {'cap':>4} {'spill':>5} {'STL':>4} {'smem':>5} "
-      f"{'blocks/SM':>9} {'occupancy':>9}")
-for r in softmax:
-    print(f"{r['n_cols']:>6} {r['num_warps']:>5} {r['values_per_thread']:>13} {r['registers']:>4} {r['register_cap']:>4} {r['stack_bytes']:>5} "
-          f"{r['spill_stores']:>4} {r['shared_bytes']:>5} {r['blocks_per_sm']:>9} {r['occupancy_share']:>8.0%}  ({r['limited_by']})")
-print(f"first row length that spills registers: {first_spill}")
-print()
-print("add+relu, BLOCK_SIZE 1024, 4 warps: the instructions that do the work")
-print(listing)
+    # softmax: one program per row, BLOCK_SIZE = the row length, warps as fused_softmax.py chooses them.
+    softmax = []
+    for n_cols in (1024, 2048, 4096, 8192, 16384, 32768, 65536):
+        num_warps = 4 if n_cols < 2048 else 8 if n_cols < 4096 else 16
+        row = facts(softmax_kernel, SOFTMAX, n_cols, num_warps, SOFTMAX)[1]
+        softmax.append({"n_cols": n_cols, **row})
+    first_spill = next((row["n_cols"] for row in softmax if row["spill_stores"] or row["stack_bytes"]), None)
 
-results = {
-    "target": f"{chapter_kernel.metadata.target.backend}:{chapter_kernel.metadata.target.arch}",
-    "triton": triton.__version__,
-    "ptxas": knobs.nvidia.ptxas.version,
-    "limits": SM90,
-    "add_relu": add_relu,
-    "softmax": softmax,
-    "softmax_first_spill_cols": first_spill,
-    "sass_add_relu": listing,
-    "sass_add_relu_memory": memory,  # only the loads and stores
-}
+    # The instructions that do the work in the chapter's kernel, each with the line it came from.
+    work = [(i, s) for i, s in sass_lines(chapter_kernel) if re.search(r"\b(LDG|STG|FADD|FMNMX|ISETP|EXIT)", i)]
+    listing = aligned(work)
+    memory = aligned([(i, s) for i, s in work if re.search(r"\b(LDG|STG)", i)])
+
+    print(f"compiled for {chapter_kernel.metadata.target.backend}:{chapter_kernel.metadata.target.arch} "
+          f"with triton {triton.__version__} (ptxas {knobs.nvidia.ptxas.version}); not run")
+    print(f"sm_90 limits per SM: {SM90['registers']:,} registers, {SM90['threads']:,} threads, {SM90['blocks']} blocks, "
+          f"{SM90['shared_bytes'] // 1024} KiB shared memory; at most {SM90['registers_per_thread']} registers per thread")
+    print()
+    print("add+relu  (divisible: which arguments are marked tt.divisibility=16; spill: bytes per thread)")
+    print(f"{'BLOCK':>5} {'warps':>5} {'divisible':>9} {'regs':>4} {'spill':>5} {'smem':>4} "
+          f"{'LDG':>3} {'.64':>3} {'.128':>4} {'STG':>3} {'.128':>4} {'blocks/SM':>9} {'occupancy':>9}")
+    for r in add_relu:
+        print(f"{r['block_size']:>5} {r['num_warps']:>5} {r['divisible']:>9} {r['registers']:>4} {r['stack_bytes']:>5} "
+              f"{r['shared_bytes']:>4} {r['loads']:>3} {r['loads_64']:>3} {r['loads_128']:>4} {r['stores']:>3} "
+              f"{r['stores_128']:>4} {r['blocks_per_sm']:>9} {r['occupancy_share']:>8.0%}  ({r['limited_by']})")
+    print()
+    print("softmax  (one row per program, BLOCK = columns)")
+    print(f"{'cols':>6} {'warps':>5} {'values/thread':>13} {'regs':>4} {'cap':>4} {'spill':>5} {'STL':>4} {'smem':>5} "
+          f"{'blocks/SM':>9} {'occupancy':>9}")
+    for r in softmax:
+        print(f"{r['n_cols']:>6} {r['num_warps']:>5} {r['values_per_thread']:>13} {r['registers']:>4} {r['register_cap']:>4} {r['stack_bytes']:>5} "
+              f"{r['spill_stores']:>4} {r['shared_bytes']:>5} {r['blocks_per_sm']:>9} {r['occupancy_share']:>8.0%}  ({r['limited_by']})")
+    print(f"first row length that spills registers: {first_spill}")
+    print()
+    print("add+relu, BLOCK_SIZE 1024, 4 warps: the instructions that do the work")
+    print(listing)
+
+    return {
+        "target": f"{chapter_kernel.metadata.target.backend}:{chapter_kernel.metadata.target.arch}",
+        "triton": triton.__version__,
+        "ptxas": knobs.nvidia.ptxas.version,
+        "limits": SM90,
+        "add_relu": add_relu,
+        "softmax": softmax,
+        "softmax_first_spill_cols": first_spill,
+        "sass_add_relu": listing,
+        "sass_add_relu_memory": memory,  # only the loads and stores
+    }
+
+
+if knobs.runtime.interpret:
+    # Something earlier in this process (in a notebook: this chapter's other examples) switched
+    # Triton's interpreter on, and it cannot be switched off again: Triton would not compile.
+    print("Triton's interpreter is on in this process (TRITON_INTERPRET=1), so nothing can be compiled for sm_90 here. "
+          "Run this example in a fresh Python process (in a notebook: restart the kernel, then run this cell first).")
+    results = None
+else:
+    results = main()
