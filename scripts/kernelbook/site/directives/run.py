@@ -93,7 +93,7 @@ def compiled_for(capture: Capture) -> str | None:
 
 def compiled_notice(capture: Capture, target: str, ctx: Context) -> list[str]:
     """The note above such a capture: compiled for sm_NN, not run (in full once per page)."""
-    number = target.removeprefix("cuda:")
+    number = inert(target.removeprefix("cuda:"))  # from the capture: made inert like all it says
     fields = {"arch": f"sm_{number}", "gpus": GPUS.get(number, "NVIDIA GPU"), "triton": inert(capture.environment.triton or "?")}
     notice = label("compiled_again" if "compiled" in ctx.said else "compiled_body", ctx.lang, **fields)
     ctx.said.add("compiled")
