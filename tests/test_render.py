@@ -235,3 +235,37 @@ def test_interpreted_examples_say_so_and_plain_cpu_ones_keep_their_notice(lang):
              "ja": "Triton のカーネルはインタプリタで解釈実行したものです。詳しくは"}
     assert again[lang] in third and INTERPRETED[lang] not in third
     assert "add_kernel" in first  # the launch, counted from its `triton: add_kernel` range
+
+
+# ---------------------------------------------------------------- kernels compiled for a GPU, not run
+
+SM90 = ROOT / "snippets/ch04/captures/sm90_code.cpu.json"
+COMPILED = {"en": "Compiled for sm_90 (H100/H200), not run", "ja": "sm_90 (H100/H200) 向けにコンパイル、実行はしていません"}
+
+
+def test_compiled_for_is_read_from_the_snippets_own_target():
+    from kernelbook.site.directives.run import compiled_for
+
+    real = load(SM90)  # the snippet stores "target": "cuda:90" in its results
+    assert compiled_for(real) == "cuda:90"
+    assert compiled_for(load(EAGER)) is None and compiled_for(load(VECTOR_ADD)) is None
+    assert compiled_for(dataclasses.replace(real, data={"target": "cpu"})) is None
+    assert compiled_for(dataclasses.replace(real, data=["target"])) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_compiled_examples_say_compiled_not_run_never_the_cpu_notice(lang):
+    """A CPU capture of kernels compiled for sm_90 is labelled as such, with its triton; not as a CPU run."""
+    real = load(SM90)
+    book = {"ch04/sm90_code": Entry(BOOK["ch04/sm90_code"].snippet, None, real, (), ())}
+    c = ctx(lang, book)
+    out = render_page("[[kb:run ch04/sm90_code]]\n\n[[kb:data ch04/sm90_code sass_add_relu_memory text]]\n", c)
+    assert c.errors == []
+    assert out.count(COMPILED[lang]) == 2  # each block's note has the title
+    body = {"en": "This example ran nothing on a GPU.", "ja": "この例は GPU でカーネルを実行していません。"}
+    assert out.count(body[lang]) == 1 and f"({real.environment.triton})" in out  # in full once per page
+    assert PLAIN_CPU[lang] not in out and INTERPRETED[lang] not in out
+    again = {"en": "This example too compiled its kernels for sm_90", "ja": "この例もカーネルを sm_90 向けにコンパイルしただけで"}
+    assert out.count(again[lang]) == 1  # the data block's short notice
+    assert f"triton {real.environment.triton}" in out  # the provenance names the compiler's version
+    assert "LDG.E.128" in out

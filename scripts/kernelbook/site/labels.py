@@ -36,6 +36,18 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "この例も CPU で実行し、Triton のカーネルはインタプリタで解釈実行したものです。詳しくは、このページで最初のその注意書きを見てください。",
         "en": "This example too ran on the CPU, its Triton kernels interpreted, not compiled; see the first such notice on this page.",
     },
+    # a CPU capture of a snippet that compiled kernels for a GPU without running them: its
+    # results name the target ("target": "cuda:90"); directives/run.py: compiled_for
+    "compiled_title": {"ja": "{arch} ({gpus}) 向けにコンパイル、実行はしていません",
+                       "en": "Compiled for {arch} ({gpus}), not run"},
+    "compiled_body": {
+        "ja": "この例は GPU でカーネルを実行していません。Triton がカーネルを {arch} 向けにコンパイルし、Triton に同梱されている NVIDIA のツール (`ptxas`、`cuobjdump`、`nvdisasm`) でその機械語を読んだ結果です。コンパイルは GPU のない CPU のマシンで行いましたが、機械語とそのレジスタ数などはコンパイルしたマシンには依存せず、Triton のバージョン ({triton}) とターゲットだけで決まります。時間は測っていません。",
+        "en": "This example ran nothing on a GPU. Triton compiled the kernels for {arch}, and the NVIDIA tools that come with Triton (`ptxas`, `cuobjdump`, `nvdisasm`) read the machine code. The compiling was done on a CPU-only machine, but the machine code and its register counts and the like do not depend on that machine, only on the Triton version ({triton}) and the target. Nothing was timed.",
+    },
+    "compiled_again": {
+        "ja": "この例もカーネルを {arch} 向けにコンパイルしただけで、実行はしていません。詳しくは、このページで最初のその注意書きを見てください。",
+        "en": "This example too compiled its kernels for {arch} without running them; see the first such notice on this page.",
+    },
     "cuda_stale": {
         "ja": "GPU でのキャプチャはありますが、いまのスニペットに対して古いため表示していません。",
         "en": "A GPU capture exists but is out of date for the snippet as it stands, so it is not shown.",

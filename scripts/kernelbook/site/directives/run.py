@@ -66,11 +66,38 @@ def cpu_notice(entry: Entry, ctx: Context) -> list[str]:
     """
     if entry.cuda is not None or entry.cpu is None:
         return []
+    target = compiled_for(entry.cpu)
+    if target is not None:
+        return compiled_notice(entry.cpu, target, ctx)
     kind = "cpu_interpreted" if interpreted(entry.cpu) else "cpu"
     notice = label(f"{kind}_again" if kind in ctx.said else f"{kind}_body", ctx.lang)
     notice += " " + label("cuda_stale", ctx.lang) if entry.notes else ""
     ctx.said.add(kind)
     return [f'!!! warning "{label("cpu_title", ctx.lang)}"', "", "    " + notice, ""]
+
+
+# GPUs of a compute capability, as the compiled-for notice names them
+GPUS = {"90": "H100/H200"}
+
+
+def compiled_for(capture: Capture) -> str | None:
+    """The GPU target a snippet compiled its kernels for without running them, or None.
+
+    The snippet says so itself: its ``results`` hold ``"target": "cuda:NN"`` (what Triton
+    compiled for). Its output is a compiler's, the same on any machine with that Triton.
+    """
+    data = capture.data
+    target = data.get("target") if isinstance(data, dict) else None
+    return target if isinstance(target, str) and target.startswith("cuda:") else None
+
+
+def compiled_notice(capture: Capture, target: str, ctx: Context) -> list[str]:
+    """The note above such a capture: compiled for sm_NN, not run (in full once per page)."""
+    number = inert(target.removeprefix("cuda:"))  # from the capture: made inert like all it says
+    fields = {"arch": f"sm_{number}", "gpus": GPUS.get(number, "NVIDIA GPU"), "triton": inert(capture.environment.triton or "?")}
+    notice = label("compiled_again" if "compiled" in ctx.said else "compiled_body", ctx.lang, **fields)
+    ctx.said.add("compiled")
+    return [f'!!! note "{label("compiled_title", ctx.lang, **fields)}"', "", "    " + notice, ""]
 
 
 def interpreted(capture: Capture) -> bool:
@@ -168,6 +195,8 @@ def provenance_text(capture: Capture, lang: str) -> str:
     if env.compute_capability:
         bits.append(f"sm {inert(env.compute_capability)}")
     bits.append(f"torch {inert(env.torch)}")
+    if compiled_for(capture) and env.triton:  # the compiler's version decides what it produced
+        bits.append(f"triton {inert(env.triton)}")
     if env.cuda:
         bits.append(f"CUDA {inert(env.cuda)}")
     bits.append(inert(env.captured_at.replace("T", " ").replace("Z", " UTC")))
