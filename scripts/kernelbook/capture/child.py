@@ -28,8 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..processes import kill_group
-
-OUTPUT_CAP = 256 * 1024  # bytes of stdout, and of stderr, a capture keeps
+from ..records import OUTPUT_CAP  # bytes of stdout, and of stderr, a capture keeps (checked again on every read)
 SCRATCH_PREFIX = "kernelbook-capture-"
 OWNER = ".kernelbook-owner"  # in each scratch folder: "PID START" of the process that made it
 POLL_S = 0.05

@@ -298,8 +298,9 @@ def capture(
         if not todo:
             print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
             return []
-        for snippet in todo:  # a snippet that is not UTF-8: one line, before anything runs
+        for snippet in todo:  # a snippet that is not UTF-8, or a captures folder that is a link: one line, before anything runs
             source_hash(snippet.path)
+            store.check_folder(root, snippet.capture_path(device).parent)
         if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
             jobs = 1
         print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..changes import summarize
+from ..errors import KernelbookError
 from ..records import Capture, CaptureError, load, temp_beside
 from ..snippets import CAPTURE_DIR
 
@@ -59,6 +60,24 @@ def tree_lock(root: Path, log: TextIO, what: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def check_folder(root: Path, folder: Path) -> None:
+    """``folder`` (a captures folder) is a real folder of this tree, reached through no link: else KernelbookError.
+
+    A committed link (``snippets/ch01/captures -> /tmp/...``) would have kernelbook write outside the tree.
+    """
+    try:
+        rel = folder.relative_to(root)
+    except ValueError:
+        raise KernelbookError(f"{folder} is outside the book's folder {root}") from None
+    for depth in range(1, len(rel.parts) + 1):
+        part = root.joinpath(*rel.parts[:depth])
+        if part.is_symlink():
+            raise KernelbookError(f"{part.relative_to(root)} is a link (to {os.readlink(part)}): "
+                                  "kernelbook writes captures only into real folders of the tree; replace the link with a folder")
+    if folder.exists() and not folder.is_dir():
+        raise KernelbookError(f"{rel} is not a folder; remove it so that kernelbook can write captures there")
 
 
 def install(folder: Path, files: list[tuple[str, bytes]], sidecars: Iterable[Path] = (), guard: Guard | None = None) -> bool:

@@ -68,6 +68,19 @@ def _swap(new: Path, site_dir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def check_glossary(root: Path) -> None:
+    """The book's glossary readable and sound: else its first problem (file:line) as a one-line KernelbookError."""
+    from .glossary import GlossaryError
+
+    with _mkdocs_log():
+        _, settings = load(root)
+    try:
+        notebooks.book_glossary(settings)
+    except GlossaryError as exc:
+        more = len(exc.problems) - 1
+        raise KernelbookError(exc.problems[0] + (f" (and {more} more problem(s) in the glossary)" if more else "")) from None
+
+
 def notebooks_check(root: Path) -> list[Path]:
     """Notebooks that differ from their chapter, snippets and captures; writes nothing."""
     with _mkdocs_log():

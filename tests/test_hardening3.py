@@ -1,0 +1,171 @@
+"""Hardening, round 3 (issue 26): what a snippet, a capture folder, a glossary or an option can break.
+
+Each test here failed before its fix: a snippet outliving capture, writing under
+``.kernelbook/`` or breaking the lock; numbers a parser chokes on; merged captures over the
+output cap or through a committed symlink; options out of range; control characters
+printed raw.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import MKDOCS_ENV, copy_project, make_project, run_cli, write
+
+HELLO = "snippets/ch01/captures/hello.cpu.json"
+
+
+def one_line(done: subprocess.CompletedProcess, *words: str, code: int = 2) -> str:
+    """The command failed with ``code``, saying one line (kernelbook: ...) holding every word; no traceback."""
+    assert done.returncode == code, (done.returncode, done.stdout[-2000:], done.stderr[-3000:])
+    assert "Traceback" not in done.stderr + done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelbook: "), done.stderr[-3000:]
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory) -> Path:
+    """A bare book with one snippet captured on the CPU (copied by each test that breaks it)."""
+    root = make_project(tmp_path_factory.mktemp("hello") / "book")
+    write(root / "snippets/ch01/hello.py", """
+        import torch
+        from torch.profiler import profile, ProfilerActivity
+
+        with profile(activities=[ProfilerActivity.CPU]):
+            torch.ones(4).add(1)
+        print("hello")
+        results = {"n": 4}
+    """)
+    done = run_cli("capture", "--device", "cpu", root=root)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def book(captured: Path, dest: Path) -> Path:
+    shutil.copytree(captured, dest, ignore=shutil.ignore_patterns(".kernelbook"))
+    return dest
+
+
+def edit(path: Path, change) -> None:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    change(raw)
+    path.write_text(json.dumps(raw), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize("option", [["--timeout", "-1"], ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "0"],
+                                    ["--jobs", "0"], ["--jobs", "-3"]], ids=" ".join)
+@pytest.mark.parametrize("command", ["capture", "build"])
+def test_an_option_out_of_range_is_a_usage_error(tmp_path, command, option):
+    root = make_project(tmp_path / "book")
+    write(root / "snippets/ch01/hello.py", 'print("hello")\n')
+    done = run_cli(command, *option, root=root)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert option[0] in done.stderr and "Traceback" not in done.stderr
+    assert not (root / "snippets/ch01/captures").exists()  # nothing ran
+
+
+# ---------------------------------------------------------------- names printed to the terminal
+
+
+def test_kernels_and_merge_escape_control_characters(captured, tmp_path):
+    root = book(captured, tmp_path / "book")
+    shard = tmp_path / "shard/snippets/ch01/captures"
+    shutil.copytree(root / "snippets/ch01/captures", shard)
+
+    def hostile(raw):
+        raw["environment"]["device_name"] = "CPU \x1b]0;owned\x07\x9b2J"
+        raw["sessions"][-1]["kernels"][0]["name"] = "\x1b[2Jkernel"
+    edit(shard / "hello.cpu.json", hostile)
+    for command in (["kernels", str(shard / "hello.cpu.json")], ["kernels", "--full", str(shard / "hello.cpu.json")],
+                    ["merge", "--allow-stale", str(tmp_path / "shard")]):
+        done = run_cli(*command, root=root)
+        assert done.returncode == 0, done.stderr
+        assert not any(c in done.stdout + done.stderr for c in "\x1b\x07\x9b"), command
+        assert "\\x1b" in done.stdout, (command, done.stdout)
+
+
+# ---------------------------------------------------------------- numbers and structures a parser chokes on
+
+HUGE = "1" + "0" * 400  # an integer no float can hold
+SPOT = '"__spot__"'  # where the literal goes in the JSON
+
+
+def _kernel_time(raw):
+    next(s for s in raw["sessions"] if s["kernels"])["kernels"][0]["time_us"] = "__spot__"
+
+
+CHOKES = {  # case: (where to put the literal, the literal, the field the message names)
+    "wall_time_s": (lambda raw: raw.__setitem__("wall_time_s", "__spot__"), HUGE, "wall_time_s"),
+    "time_us": (_kernel_time, HUGE, "time_us"),
+    "data": (lambda raw: raw.__setitem__("data", {"n": "__spot__"}), HUGE, "data.n"),
+    "digits": (lambda raw: raw.__setitem__("data", {"n": "__spot__"}), "9" * 5000, "data.n"),
+    "settings": (lambda raw: raw["environment"]["settings"].__setitem__("deep", "__spot__"), "[" * 200 + "]" * 200,
+                 "environment.settings.deep"),
+}
+
+
+def choke(path: Path, case: str) -> str:
+    """The capture at ``path`` with one value a parser chokes on; the field a message must name."""
+    place, literal, field = CHOKES[case]
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    place(raw)
+    path.write_text(json.dumps(raw).replace(SPOT, literal, 1), encoding="utf-8")
+    return field
+
+
+@pytest.mark.parametrize("case", sorted(CHOKES))
+def test_a_capture_a_parser_chokes_on_is_one_line_naming_file_and_field(captured, tmp_path, case):
+    root = book(captured, tmp_path / "book")
+    field = choke(root / HELLO, case)
+    status = run_cli("status", "--json", root=root)
+    assert status.returncode == 0 and "Traceback" not in status.stderr, status.stderr
+    record = next(r for r in json.loads(status.stdout) if r["device"] == "cpu")
+    assert record["state"] == "unreadable" and HELLO in record["reason"] and field in record["reason"], record
+    one_line(run_cli("kernels", str(root / HELLO), root=root), HELLO, field)
+    shard = tmp_path / "shard/snippets/ch01/captures"
+    shard.mkdir(parents=True)
+    shutil.copy(root / HELLO, shard / "hello.cpu.json")
+    one_line(run_cli("merge", str(tmp_path / "shard"), root=root), "hello.cpu.json", field)
+    one_line(run_cli("diff", str(captured / "snippets"), str(root / "snippets"), root=root), "hello.cpu.json", field)
+
+
+@pytest.mark.parametrize("command", [["notebooks"], ["build", "--no-capture"]], ids=" ".join)
+def test_the_site_commands_name_a_capture_a_parser_chokes_on(tmp_path, command):
+    root = copy_project(tmp_path / "book")
+    field = choke(root / "snippets/ch01/captures/first_call.cpu.json", "wall_time_s")
+    one_line(run_cli(*command, root=root, timeout=300, **MKDOCS_ENV), "first_call.cpu.json", field)
+
+
+# ---------------------------------------------------------------- merge
+
+
+def test_merge_refuses_output_over_the_capture_cap(captured, tmp_path):
+    root = book(captured, tmp_path / "book")
+    shard = tmp_path / "shard/snippets/ch01/captures"
+    shutil.copytree(root / "snippets/ch01/captures", shard)
+    edit(shard / "hello.cpu.json", lambda raw: raw.__setitem__("stdout", ["x" * 1000] * 2000))
+    one_line(run_cli("merge", "--allow-stale", str(tmp_path / "shard"), root=root), "hello.cpu.json", "stdout", "256 KB")
+    assert json.loads((root / HELLO).read_text(encoding="utf-8"))["stdout"] == ["hello"]
+
+
+def test_merge_refuses_to_write_through_a_symlinked_captures_folder(captured, tmp_path):
+    root = book(captured, tmp_path / "book")
+    shard = tmp_path / "shard/snippets/ch01/captures"
+    shutil.copytree(root / "snippets/ch01/captures", shard)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(root / "snippets/ch01/captures")
+    (root / "snippets/ch01/captures").symlink_to(outside)
+    one_line(run_cli("merge", str(tmp_path / "shard"), root=root), "snippets/ch01/captures", "link")
+    assert list(outside.iterdir()) == []
