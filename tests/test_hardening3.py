@@ -169,3 +169,38 @@ def test_merge_refuses_to_write_through_a_symlinked_captures_folder(captured, tm
     (root / "snippets/ch01/captures").symlink_to(outside)
     one_line(run_cli("merge", str(tmp_path / "shard"), root=root), "snippets/ch01/captures", "link")
     assert list(outside.iterdir()) == []
+
+
+# ---------------------------------------------------------------- the lock
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from kernelbook.capture.store import tree_lock
+with tree_lock(Path(sys.argv[1]), sys.stderr, sys.argv[2]):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[3]))
+"""
+
+
+def test_deleting_the_lock_file_lets_no_second_run_in(tmp_path):
+    import sys
+    import time
+
+    from conftest import cli_env
+
+    root = make_project(tmp_path / "book")
+    hold = lambda name, seconds: subprocess.Popen(  # noqa: E731
+        [sys.executable, "-c", HOLD, str(root), name, str(seconds)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=cli_env())
+    first = hold("first", 4)
+    assert first.stdout.readline() == "held\n"
+    (root / ".kernelbook/capture.lock").unlink()  # what a snippet could do
+    started = time.monotonic()
+    second = hold("second", 0)
+    out, err = second.communicate(timeout=60)
+    waited = time.monotonic() - started
+    first.communicate(timeout=60)
+    assert out == "held\n" and "waiting for" in err, err
+    assert first.returncode == 0 and second.returncode == 0
+    assert waited > 1.5, f"the second run got the lock after {waited:.1f}s, while the first still held it"

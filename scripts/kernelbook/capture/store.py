@@ -29,7 +29,8 @@ from typing import TextIO
 
 from ..changes import summarize
 from ..errors import KernelbookError
-from ..records import Capture, CaptureError, load, temp_beside
+from ..files import InputError, read_bounded
+from ..records import Capture, CaptureError, load, temp_beside, write_atomic
 from ..snippets import CAPTURE_DIR
 
 LOCK = Path(".kernelbook") / "capture.lock"
@@ -37,29 +38,39 @@ LOCK = Path(".kernelbook") / "capture.lock"
 
 @contextmanager
 def tree_lock(root: Path, log: TextIO, what: str) -> Iterator[None]:
-    """Hold the tree's capture lock while inside; wait (saying so) while another run holds it."""
+    """Hold the tree's capture lock while inside; wait (saying so) while another run holds it.
+
+    The lock is ``flock`` on an open descriptor of the book's folder itself, not a file's
+    existence: a snippet that deletes ``.kernelbook/capture.lock`` (which only says who holds
+    the lock) cannot let a second run in beside this one.
+    """
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock (kernelbook capture itself needs POSIX process groups)
         yield
         return
     path = root / LOCK
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 raise
-            holder = os.pread(fd, 200, 0).decode("utf-8", errors="replace").strip() or "another run"
-            print(f"waiting for {holder} to finish: it holds {path}", file=log, flush=True)
+            print(f"waiting for {_holder(path)} to finish: it holds the lock on {root} ({path} says who)", file=log, flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)  # Ctrl-C still interrupts the wait
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"`{what}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n".encode(), 0)
+        write_atomic(path, f"`{what}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n".encode())
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def _holder(path: Path) -> str:
+    """Who holds the lock, as its holder wrote it beside the lock."""
+    try:
+        return read_bounded(path, 4096, gzipped=False).decode("utf-8", errors="replace").strip() or "another run"
+    except InputError:
+        return "another run"
 
 
 def check_folder(root: Path, folder: Path) -> None:
