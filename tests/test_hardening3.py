@@ -204,3 +204,85 @@ def test_deleting_the_lock_file_lets_no_second_run_in(tmp_path):
     assert out == "held\n" and "waiting for" in err, err
     assert first.returncode == 0 and second.returncode == 0
     assert waited > 1.5, f"the second run got the lock after {waited:.1f}s, while the first still held it"
+
+
+# ---------------------------------------------------------------- a snippet writing under .kernelbook/
+
+POISONER = """
+from pathlib import Path
+state = Path(__file__).parents[2] / ".kernelbook"
+(state / "cache/figures/roofline.en.0123456789abcdef.json").write_text('{"svgs": ["<img src=x onerror=alert(1)>"]}')
+(state / "cache/figures/new.en.0123456789abcdef.json").write_text("{}")
+(state / "capture.lock").unlink()
+(state / "failures").mkdir(exist_ok=True)
+(state / "failures/other.txt").write_text("made up")
+print("poisoned")
+"""
+
+
+def test_a_snippet_that_writes_under_kernelbook_fails_and_leaves_nothing_a_build_reads(tmp_path):
+    root = make_project(tmp_path / "book")
+    write(root / "snippets/ch01/poisoner.py", POISONER)
+    entry = write(root / ".kernelbook/cache/figures/roofline.en.0123456789abcdef.json", '{"made": "by a build"}')
+    kept = write(root / ".kernelbook/cache/notebooks/kept.json", "{}")
+    done = run_cli("capture", "--device", "cpu", root=root)
+    assert done.returncode == 1, done.stderr
+    for word in ("FAILED ch01/poisoner (cpu)", ".kernelbook/", ".kernelbook/cache/figures/roofline.en.0123456789abcdef.json (changed)",
+                 ".kernelbook/cache/figures/new.en.0123456789abcdef.json (added)", ".kernelbook/capture.lock (removed)",
+                 ".kernelbook/failures/other.txt (added)"):
+        assert word in done.stderr, (word, done.stderr)
+    assert not entry.exists() and not (root / ".kernelbook/cache/figures/new.en.0123456789abcdef.json").exists()
+    assert kept.read_text() == "{}"  # what the snippet did not touch stays
+    assert "capture" in (root / ".kernelbook/capture.lock").read_text()
+    assert sorted(p.name for p in (root / ".kernelbook/failures").iterdir()) == ["ch01__poisoner.cpu.txt"]
+    assert not (root / "snippets/ch01/captures/poisoner.cpu.json").exists()
+
+
+def test_a_figure_cache_entry_is_validated_on_read(tmp_path):
+    from kernelbook.site.book import load_book
+    from kernelbook.site.figure_cache import cached_figure
+    from kernelbook.site.settings import load
+
+    from conftest import ROOT
+
+    _, settings = load(ROOT)
+    captures = {sid: e.shown for sid, e in load_book(settings.root, settings.snippets_dir).items() if e.shown is not None}
+    fig, drawn = cached_figure(tmp_path, "timeline", "en", captures)
+    assert drawn
+    again, drawn = cached_figure(tmp_path, "timeline", "en", captures)
+    assert not drawn and again == fig  # a sound entry is read back
+    (path,) = (tmp_path / "figures").glob("timeline.en.*.json")
+    good = json.loads(path.read_text(encoding="utf-8"))
+    for poison in ({"svgs": ['<img src=x onerror="alert(1)">']},
+                   {"svgs": [good["svgs"][0].replace("<g ", '<g onmouseover="alert(1)" ', 1)]},
+                   {"svgs": [good["svgs"][0].replace("</svg>", "<foreignObject><p>x</p></foreignObject></svg>")]},
+                   {"svgs": [good["svgs"][0].replace("</svg>", "<style>@import url(//x)</style></svg>")]},
+                   {"name": "other"}, {"caption": 3}, {"extra": 1}):
+        path.write_text(json.dumps({**good, **poison}), encoding="utf-8")
+        shown, drawn = cached_figure(tmp_path, "timeline", "en", captures)
+        assert drawn and shown == fig, poison  # never shown: redrawn from the captures
+
+
+def test_a_malformed_notebook_cache_entry_is_converted_again(tmp_path):
+    from types import SimpleNamespace
+
+    from kernelbook.site import notebook_cache
+
+    notebook = write(tmp_path / "nb.ipynb", "{}")
+    converted = []
+
+    def convert(config, files):
+        converted.append(True)
+        page.content, page.toc = "<p>converted</p>", []
+    page = SimpleNamespace(render=convert, file=SimpleNamespace(abs_src_path=str(notebook), src_uri="nb.ipynb"),
+                           content=None, toc=None)
+    folder = tmp_path / "cache"
+    path = folder / f"{notebook_cache.key(notebook.read_bytes(), {}, {})}.json"
+    for entry in ({"content": "<p>x</p>"}, {"content": 1, "toc": [], "title": None},
+                  {"content": "", "toc": [{"level": "x"}], "title": None}):
+        write(path, json.dumps(entry))
+        notebook_cache.cache_render(page, folder, {}, {}, lambda *a: None)
+        page.render(None, None)
+        assert converted and page.content == "<p>converted</p>", entry
+        converted.clear()
+        page.render = convert

@@ -170,28 +170,31 @@ def run_one(run: Run, snippet: Snippet, source: str) -> Outcome | None:
         if run.running.stopping:
             return None
         if vandalism:
-            return _failed(root, snippet, device, source, start, "it wrote into the captures folders ("
-                           + ", ".join(vandalism) + "); kernelbook put them back: a snippet must never write there", None, "")
+            listed = ", ".join(vandalism[:8]) + (f" and {len(vandalism) - 8} more" if len(vandalism) > 8 else "")
+            return _failed(run.guard, root, snippet, device, source, start, "it wrote into the captures folders or "
+                           f".kernelbook/ ({listed}); kernelbook put them back: a snippet must never write there", None, "")
         if timed_out:
-            return _failed(root, snippet, device, source, start, f"timed out after {run.timeout:.0f}s (raise it with --timeout)", None, "")
+            return _failed(run.guard, root, snippet, device, source, start, f"timed out after {run.timeout:.0f}s (raise it with --timeout)", None, "")
         seconds = time.monotonic() - start
         try:
             report = json.loads(report_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             last = (stderr.strip().splitlines() or [f"exit code {code}"])[-1]
-            return _failed(root, snippet, device, source, start, f"the harness died: {last}", None, stderr)
+            return _failed(run.guard, root, snippet, device, source, start, f"the harness died: {last}", None, stderr)
         if not report["ok"]:
-            return _failed(root, snippet, device, source, start, report["error"], report.get("where"), report.get("traceback", ""))
+            return _failed(run.guard, root, snippet, device, source, start, report["error"], report.get("where"), report.get("traceback", ""))
         try:
             capture = from_json(_capture_json(snippet, device, source, report, stdout, stderr), snippet.id)
         except CaptureError as exc:
-            return _failed(root, snippet, device, source, start, f"unusable result: {exc}", None, "")
+            return _failed(run.guard, root, snippet, device, source, start, f"unusable result: {exc}", None, "")
         empty = [s.index for s in capture.sessions if s.launches == 0]
         if empty:  # a profile of nothing: the code meant to be profiled did not run under it
-            return _failed(root, snippet, device, source, start,
+            return _failed(run.guard, root, snippet, device, source, start,
                            f"profiler session(s) {empty} recorded no kernel: is the code to profile inside the `with profile(...)` block?", None, "")
         _install(snippet, device, capture, work, report["trace_files"], run.guard)
-    failure_path(root, snippet, device).unlink(missing_ok=True)
+    with run.guard.lock:
+        failure_path(root, snippet, device).unlink(missing_ok=True)
+        run.guard.expect([], [failure_path(root, snippet, device)])
     return Outcome(snippet, device, True, seconds)
 
 
@@ -246,10 +249,13 @@ def trace_name(snippet: Snippet, device: str, index: int) -> str:
     return f"{snippet.path.stem}.{device}.trace{index}.json.gz"
 
 
-def _failed(root: Path, snippet: Snippet, device: str, source: str, start: float, message: str, where: str | None, tb: str) -> Outcome:
+def _failed(guard: store.Guard, root: Path, snippet: Snippet, device: str, source: str, start: float, message: str,
+            where: str | None, tb: str) -> Outcome:
     path = failure_path(root, snippet, device)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{source}\n{message}\n{tb}", encoding="utf-8")
+    with guard.lock:  # kernelbook's own write under .kernelbook/: not a snippet's (others may be running)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{source}\n{message}\n{tb}", encoding="utf-8")
+        guard.expect([path], [])
     return Outcome(snippet, device, False, time.monotonic() - start, message.splitlines()[0] if message else "failed", where)
 
 

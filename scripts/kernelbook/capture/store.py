@@ -33,7 +33,9 @@ from ..files import InputError, read_bounded
 from ..records import Capture, CaptureError, load, temp_beside, write_atomic
 from ..snippets import CAPTURE_DIR
 
-LOCK = Path(".kernelbook") / "capture.lock"
+STATE_DIR = Path(".kernelbook")  # kernelbook's own: the lock's note, failure reports, the build's caches
+CACHE_DIR = STATE_DIR / "cache"  # the plugin's default cache_dir
+LOCK = STATE_DIR / "capture.lock"
 
 
 @contextmanager
@@ -158,28 +160,51 @@ class _Seen:
 
 
 class Guard:
-    """Everything in ``snippets/*/captures/`` as kernelbook last left it, to catch a snippet writing there."""
+    """Everything in ``snippets/*/captures/`` and under ``.kernelbook/`` as kernelbook last left it, to catch a
+    snippet writing there.
+
+    What is put back: the captures, and ``.kernelbook``'s own files (the lock's note, failure reports), byte
+    for byte. Under ``.kernelbook/cache/`` (drawn figures, rendered notebooks: derived, and rebuilt when
+    missing) only each entry's signature is kept, and whatever a snippet added or changed there is removed,
+    so that nothing it wrote is ever read by a build.
+    """
 
     def __init__(self, root: Path):
         self.root = root
         self.lock = threading.RLock()
-        self.entries = {path: _seen(path) for path in self._present()}
+        self.state = root / STATE_DIR
+        self.derived = root / CACHE_DIR
+        self.entries = {path: self._seen(path) for path in self._present()}
 
     def _present(self) -> set[Path]:
-        """Every entry (files, links, folders, FIFOs...) in every captures folder; links are not followed."""
+        """Every entry (files, links, folders, FIFOs...) in every captures folder and under .kernelbook/; links are not followed."""
         found = set()
         for folder in (self.root / "snippets").glob(f"*/{CAPTURE_DIR}"):
             found.add(folder)
             if folder.is_dir() and not folder.is_symlink():
                 found.update(folder.iterdir())
+        if self.state.is_symlink() or self.state.exists():
+            found.add(self.state)
+        if self.state.is_dir() and not self.state.is_symlink():
+            for folder, dirs, files in os.walk(self.state):  # never into a linked folder
+                found.update(Path(folder) / name for name in (*dirs, *files))
         return found
 
+    def _is_derived(self, path: Path) -> bool:
+        return path != self.derived and path.is_relative_to(self.derived)
+
+    def _seen(self, path: Path) -> _Seen:
+        return _seen(path, read=not self._is_derived(path))
+
     def expect(self, written: list[Path], removed: list[Path]) -> None:
-        """What kernelbook itself just wrote and removed (called by :func:`install`)."""
+        """What kernelbook itself just wrote and removed (called by :func:`install`, and for failure reports)."""
         with self.lock:
             for path in written:
-                self.entries[path] = _seen(path)
-                self.entries.setdefault(path.parent, _seen(path.parent))
+                self.entries[path] = self._seen(path)
+                for parent in path.parents:  # folders it made for them
+                    if parent == self.root or parent in self.entries:
+                        break
+                    self.entries[parent] = self._seen(parent)
             for path in removed:
                 self.entries.pop(path, None)
 
@@ -195,9 +220,11 @@ class Guard:
                     now = _seen(path, read=False).signature
                 except OSError:
                     now = None
+                folder = stat.S_ISDIR(seen.signature[0])
+                derived = self._is_derived(path) and not folder
                 if now is None:
                     found.append((path, "removed"))
-                elif now != seen.signature and (seen.data is not None or now[0] != seen.signature[0]):
+                elif now != seen.signature and (seen.data is not None or derived or now[0] != seen.signature[0]):
                     found.append((path, "changed"))  # a folder's times change with its files: only its type counts
                 else:
                     continue
@@ -205,14 +232,16 @@ class Guard:
                     _remove(path)
                     path.parent.mkdir(parents=True, exist_ok=True)
                     os.replace(temp_beside(path, seen.data), path)
-                elif stat.S_ISDIR(seen.signature[0]):
+                elif folder:
                     if now is not None:
                         _remove(path)
                     path.mkdir(parents=True, exist_ok=True)
-                else:  # a FIFO or the like that was there before: nothing to put back but its absence
+                else:  # a cache entry, a FIFO or the like: nothing to put back but its absence
+                    if now is not None:
+                        _remove(path)
                     self.entries.pop(path)
                     continue
-                self.entries[path] = _seen(path)
+                self.entries[path] = self._seen(path)
             return [f"{path.relative_to(self.root)} ({how})" for path, how in found]
 
 
