@@ -9,7 +9,9 @@ printed raw.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -286,3 +288,71 @@ def test_a_malformed_notebook_cache_entry_is_converted_again(tmp_path):
         assert converted and page.content == "<p>converted</p>", entry
         converted.clear()
         page.render = convert
+
+
+# ---------------------------------------------------------------- a snippet outliving its capture
+
+ESCAPER = """
+import os, time
+from pathlib import Path
+pids = Path(os.environ["KB_TEST_PIDS"])
+child = os.fork()
+if child == 0:  # a double fork, the grandchild in a session of its own: PPID 1, out of capture's process group
+    os.setsid()
+    if os.fork() == 0:
+        pids.write_text(str(os.getpid()))
+        while True:
+            time.sleep(0.2)
+    os._exit(0)
+os.waitpid(child, 0)
+while not pids.exists() or not pids.read_text():
+    time.sleep(0.05)
+print("done" + os.environ.get("KB_TEST_SLEEP", ""))
+time.sleep(float(os.environ.get("KB_TEST_SLEEP", "0")))
+"""
+
+
+@pytest.mark.parametrize("how", ["finished", "timed out"])
+def test_a_process_that_left_the_snippets_session_does_not_outlive_capture(tmp_path, how):
+    import time
+
+    from conftest import process_gone
+
+    root = make_project(tmp_path / "book")
+    write(root / "snippets/ch01/escaper.py", ESCAPER)
+    pids = tmp_path / "pids.txt"
+    options = ["--timeout", "30"] if how == "timed out" else []
+    done = run_cli("capture", "--device", "cpu", *options, root=root, KB_TEST_PIDS=str(pids),
+                   **({"KB_TEST_SLEEP": "300"} if how == "timed out" else {}))
+    left = int(pids.read_text())
+    try:
+        assert done.returncode == 1, done.stderr
+        assert "FAILED ch01/escaper (cpu)" in done.stderr
+        assert "left process(es) running outside its process group" in done.stderr and f"pid {left} " in done.stderr, done.stderr
+        deadline = time.monotonic() + 10
+        while not process_gone(left) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert process_gone(left), "the grandchild outlived capture"
+        assert not (root / "snippets/ch01/captures/escaper.cpu.json").exists()
+    finally:
+        if not process_gone(left):
+            os.kill(left, signal.SIGKILL)
+
+
+def test_a_build_waits_for_a_capture_so_it_never_reads_what_a_snippet_writes_meanwhile(tmp_path):
+    """The build holds the book's lock shared (``locks``): while a capture holds it, `notebooks` waits."""
+    import sys
+    import time
+
+    from conftest import cli_env
+
+    root = copy_project(tmp_path / "book")
+    first = subprocess.Popen([sys.executable, "-c", HOLD, str(root), "kernelbook capture", "4"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=cli_env())
+    assert first.stdout.readline() == "held\n"
+    started = time.monotonic()
+    done = run_cli("notebooks", "--check", root=root, timeout=300, **MKDOCS_ENV)
+    first.communicate(timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "waiting for `kernelbook capture`" in done.stderr, done.stderr[-2000:]
+    assert time.monotonic() - started > 2

@@ -3,8 +3,10 @@
 A failed or timed-out run never replaces a good capture; failures are collected and
 summarised at the end with the snippet's own file and line. The tree is locked while a
 run decides and writes (``store.tree_lock``); each capture goes in whole (``store.install``);
-a snippet that writes into the captures folders fails, and what it changed is put back
-(``store.Guard``); Ctrl-C or SIGTERM stops every child at once (``child.Running``).
+a snippet that writes into the captures folders or ``.kernelbook/`` fails, and what it changed
+is undone (``store.Guard``); one that leaves a process running outside its process group fails,
+the process killed (the harness's exit sweep, ``child.run``'s); Ctrl-C or SIGTERM stops every
+child at once (``child.Running``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Callable, TextIO
 from .. import CAPTURE_FORMAT
 from ..errors import KernelbookError
 from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
+from ..processes import described
 from ..records import CaptureError, dumps, from_json
 from ..snippets import Snippet, source_hash
 from . import child, store
@@ -161,14 +164,18 @@ def run_one(run: Run, snippet: Snippet, source: str) -> Outcome | None:
                "--device", device, "--traces", str(work / "trace")]
         heartbeat = lambda elapsed: run.say(f"      {snippet.id} still running ({elapsed:.0f}s)")  # noqa: E731
         try:
-            stdout, stderr, code = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
-                                             run.running, heartbeat, HEARTBEAT_S)
+            stdout, stderr, code, escaped = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
+                                                      run.running, heartbeat, HEARTBEAT_S)
             timed_out = False
-        except child.TimedOut:
-            stdout, stderr, code, timed_out = "", "", -9, True
+        except child.TimedOut as exc:
+            stdout, stderr, code, timed_out, escaped = "", "", -9, True, exc.escaped
         vandalism = run.guard.restore()
         if run.running.stopping:
             return None
+        if escaped:
+            return _failed(run.guard, root, snippet, device, source, start, "it left process(es) running outside its "
+                           f"process group: {described(escaped)}; kernelbook killed them: a snippet must wait for every "
+                           "process it starts" + (f" (and it timed out after {run.timeout:.0f}s)" if timed_out else ""), None, "")
         if vandalism:
             listed = ", ".join(vandalism[:8]) + (f" and {len(vandalism) - 8} more" if len(vandalism) > 8 else "")
             return _failed(run.guard, root, snippet, device, source, start, "it wrote into the captures folders or "

@@ -1,78 +1,58 @@
 """The tree's captures folders, written safely: one writer at a time, each capture whole. Stdlib only.
 
-* :func:`tree_lock`: ``kernelbook capture`` and ``merge`` hold ``.kernelbook/capture.lock``
-  while they decide what to write and write it; a second one waits, saying for whom.
+* :func:`tree_lock`: ``kernelbook capture`` and ``merge`` hold a lock on the book's folder
+  while they decide what to write and write it; a second one waits, saying for whom
+  (``.kernelbook/capture.lock`` says who holds it).
 * :func:`install`: a capture and its trace sidecars as one unit: every file written under
   a temporary name first, then renamed into place, traces first and the capture JSON last
   (so a capture only ever names traces that exist), then the sidecars it no longer names
   removed.
 * :func:`replacing`: a capture about to replace another records it in brief, as its
   ``previous`` (``changes.Summary``), so each example can show how its capture changed.
-* :class:`Guard`: the captures folders as kernelbook last left them; a snippet that changed
-  them while it ran is caught, and what it changed is put back.
+* :class:`Guard`: the captures folders and ``.kernelbook/`` as kernelbook last left them; a
+  snippet that changed them while it ran is caught, and what it changed is undone.
+* :func:`check_folder`: a captures folder reached through a link is refused before anything is written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import shutil
 import stat
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from .. import locks
 from ..changes import summarize
 from ..errors import KernelbookError
-from ..files import InputError, read_bounded
-from ..records import Capture, CaptureError, load, temp_beside, write_atomic
+from ..records import Capture, CaptureError, load, temp_beside
 from ..snippets import CAPTURE_DIR
 
 STATE_DIR = Path(".kernelbook")  # kernelbook's own: the lock's note, failure reports, the build's caches
 CACHE_DIR = STATE_DIR / "cache"  # the plugin's default cache_dir
-LOCK = STATE_DIR / "capture.lock"
+LOCK = locks.NOTE
 
 
 @contextmanager
 def tree_lock(root: Path, log: TextIO, what: str) -> Iterator[None]:
-    """Hold the tree's capture lock while inside; wait (saying so) while another run holds it.
+    """Hold the book's lock exclusively while inside (``locks``); wait, saying for whom, while another holds it.
 
-    The lock is ``flock`` on an open descriptor of the book's folder itself, not a file's
-    existence: a snippet that deletes ``.kernelbook/capture.lock`` (which only says who holds
-    the lock) cannot let a second run in beside this one.
+    ``flock`` on the book's folder itself: a snippet deleting ``.kernelbook/capture.lock``
+    (which only says who holds it) cannot let a second run in beside this one.
     """
+    def waiting(holder: str) -> None:
+        print(f"waiting for {holder} to finish: it holds the lock on {root}", file=log, flush=True)
+
+    fd = locks.acquire(root, True, what, waiting)
     try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock (kernelbook capture itself needs POSIX process groups)
-        yield
-        return
-    path = root / LOCK
-    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise
-            print(f"waiting for {_holder(path)} to finish: it holds the lock on {root} ({path} says who)", file=log, flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)  # Ctrl-C still interrupts the wait
-        write_atomic(path, f"`{what}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n".encode())
         yield
     finally:
-        os.close(fd)  # releases the lock
-
-
-def _holder(path: Path) -> str:
-    """Who holds the lock, as its holder wrote it beside the lock."""
-    try:
-        return read_bounded(path, 4096, gzipped=False).decode("utf-8", errors="replace").strip() or "another run"
-    except InputError:
-        return "another run"
+        locks.release(fd)
 
 
 def check_folder(root: Path, folder: Path) -> None:
