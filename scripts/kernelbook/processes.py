@@ -203,7 +203,9 @@ def descendants(table: dict[int, Proc], ancestor: int) -> list[Proc]:
 
 
 def kill_all(procs: list[Proc]) -> list[Proc]:
-    """SIGKILL each process that still is the one recorded (same start time); those killed. Reaps our own children."""
+    """SIGKILL each process that still is the one recorded (same start time); those killed.
+
+    Reaps nothing: the caller may have children whose exit status is theirs to collect (:func:`reap`)."""
     killed = []
     for proc in procs:
         now = _proc_entry(proc.pid) if os.path.isdir("/proc/self") else process_table().get(proc.pid)
@@ -214,7 +216,6 @@ def kill_all(procs: list[Proc]) -> list[Proc]:
             killed.append(proc)
         except (ProcessLookupError, PermissionError):
             pass
-    reap()
     return killed
 
 

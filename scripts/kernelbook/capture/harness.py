@@ -66,7 +66,7 @@ def _sweep(snippet: Path, report_path: Path) -> None:
             break
         escaped += [p for p in kill_all(left) if p.pgid != group]
         time.sleep(0.05)
-    reap()
+        reap()  # the killed that are this subreaper's children (orphans adopted, or the snippet's own)
     if escaped:
         report = _failure(snippet, f"it left process(es) running outside its process group: {described(escaped)}; "
                                    "kernelbook killed them: a snippet must wait for every process it starts", "")
