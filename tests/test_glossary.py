@@ -128,7 +128,7 @@ def test_a_shared_form_is_fine_where_the_terms_link_themselves_on_different_page
 def test_a_file_that_is_not_yaml_or_not_a_list_of_terms(tmp_path):
     path = tmp_path / "glossary.yml"
     path.write_text("terms: [\n", encoding="utf-8")
-    with pytest.raises(G.GlossaryError, match="glossary.yml: not valid YAML"):
+    with pytest.raises(G.GlossaryError, match=r"glossary\.yml:\d+: not valid YAML"):  # its line
         G.load(path, LANGS)
     path.write_text("kernel: a function\n", encoding="utf-8")
     with pytest.raises(G.GlossaryError, match="expected one key, `terms:`"):
@@ -343,8 +343,9 @@ def test_an_entry_missing_a_language_or_disagreeing_fails_the_build(tmp_path):
     terms["block"]["en"]["definition"] = "A group of 256 GPU threads that a launch starts together."
     path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
     out = _fails(book, tmp_path)
-    assert "docs/glossary.yml: term 'warp': en: `definition` missing or empty" in out
-    assert "docs/glossary.yml: term 'block': the ja and en definitions differ in inline code" in out
+    # each problem names the line where its entry starts
+    assert re.search(r"docs/glossary\.yml:\d+: term 'warp': en: `definition` missing or empty", out), out[-3000:]
+    assert re.search(r"docs/glossary\.yml:\d+: term 'block': the ja and en definitions differ in inline code", out)
     assert "differ in numbers: ja ['128'], en ['256']" in out
 
 
@@ -366,3 +367,65 @@ def test_every_page_of_the_book_reads_without_a_glossary_problem():
             body = front_matter(page.read_text(encoding="utf-8"))[1]
             assert T.unknown_terms(body, BOOK, rel, "glossary.md") == [], rel
             assert all(BOOK.get(term_id) for term_id, _ in T.explicit(body)), rel
+
+
+# ---------------------------------------------------------------- a malformed glossary, and HTML in a definition (issue 26)
+
+
+def test_a_problem_names_the_line_of_its_entry(tmp_path):
+    path = tmp_path / "glossary.yml"
+    path.write_text(yaml.safe_dump({"terms": [entry("kernel", "カーネル", "kernel"), entry("launch", "起動", "launch")]},
+                                   allow_unicode=True, sort_keys=False), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    line = text.splitlines().index("- id: launch") + 1
+    raw = yaml.safe_load(text)
+    del raw["terms"][1]["en"]
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    with pytest.raises(G.GlossaryError) as caught:
+        G.load(path, LANGS)
+    assert caught.value.problems == [f"glossary.yml:{line}: term 'launch': en: missing: every term needs a `term` and a "
+                                     "`definition` in each language"]
+    path.write_text("terms:\n  - id: kernel\n    chapter: [ch01\n", encoding="utf-8")
+    with pytest.raises(G.GlossaryError, match=r"^glossary\.yml:[34]: not valid YAML"):
+        G.load(path, LANGS)
+
+
+@pytest.mark.parametrize("command", [["notebooks"], ["notebooks", "--check"], ["build", "--no-capture"]], ids=" ".join)
+@pytest.mark.parametrize("broken", ["yaml", "language"])
+def test_a_malformed_glossary_is_one_line_with_file_and_line(tmp_path, command, broken):
+    from conftest import MKDOCS_ENV, run_cli
+
+    book = copy_project(tmp_path / "book")
+    path = book / "docs" / "glossary.yml"
+    text = path.read_text(encoding="utf-8")
+    if broken == "yaml":
+        path.write_text(text.replace("\n  - id: ", "\n  - id: [", 1), encoding="utf-8")
+        words = [re.compile(r"docs/glossary\.yml:\d+: not valid YAML")]
+    else:
+        raw = yaml.safe_load(text)
+        del raw["terms"][0]["en"]
+        path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        words = [re.compile(rf"docs/glossary\.yml:\d+: term '{raw['terms'][0]['id']}': en: missing")]
+    done = run_cli(*command, root=book, timeout=300, **MKDOCS_ENV)
+    assert done.returncode == 2, (done.returncode, done.stderr[-3000:])
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kernelbook: "), done.stderr[-3000:]
+    assert all(w.search(lines[0]) for w in words), lines[0]
+
+
+def test_html_in_a_definition_is_text_on_the_glossary_page_and_in_the_notebook():
+    from kernelbook.site.directives import Context, render_notebook, render_page
+
+    hostile = entry("kernel", "カーネル", "kernel")
+    hostile["en"]["definition"] = "A function <img src=x onerror=alert(1)> the GPU runs, as `a<b` says."
+    hostile["ja"]["definition"] = "GPU が実行する関数 (`a<b`)。"
+    glossary = small(hostile)
+    ctx = Context(lang="en", page="en/glossary.md", book={}, glossary=glossary, glossary_url="../glossary/",
+                  pages=lambda lang: [])
+    page = render_page("[[kb:glossary]]\n", ctx)
+    notebook = render_notebook("[[kb:glossary]]\n", ctx)
+    for out in (page, notebook if isinstance(notebook, str) else str(notebook)):
+        assert "<img" not in out and "&#60;img src&#61;x onerror&#61;alert(1)&#62;" in out, out
+        assert "`a<b`" in out  # inline code stays code
+    assert "<img" not in G.page_link("../glossary/", "en")(glossary.terms[0], "kernel")  # the tooltip, as before

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -130,9 +131,10 @@ def cmd_kernels(args: argparse.Namespace) -> int:
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
                          ensure_ascii=False, indent=1))
         return 0
-    print(f"{'launches':>8} {'time (us)':>11}  kernel ({kind})")
+    # names come from a trace or capture made elsewhere: escaped for the terminal, as status and diff do
+    print(printable(f"{'launches':>8} {'time (us)':>11}  kernel ({kind})"))
     for k in kernels:
-        print(f"{k.count:>8} {k.time_us:>11.1f}  {k.name if args.full else short_name(k.name, 100)}")
+        print(printable(f"{k.count:>8} {k.time_us:>11.1f}  {k.name if args.full else short_name(k.name, 100)}"))
     print(f"{launches:>8} {sum(k.time_us for k in kernels):>11.1f}  total launches")
     return 0
 
@@ -142,7 +144,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     root = project_root()
     dirs = [Path(d) for d in args.dirs]
-    print(summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root))
+    for line in summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root).splitlines():
+        print(printable(line))  # device names and versions from the captures: escaped, as status and diff do
     return 0
 
 
@@ -172,10 +175,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
     from .freshness import check_inputs
-    from .site.commands import notebooks_check, notebooks_write
+    from .site.commands import check_glossary, notebooks_check, notebooks_write
 
     root = project_root()
     check_inputs(root)
+    check_glossary(root)
     if args.check:
         stale = notebooks_check(root)
         for path in stale:
@@ -204,7 +208,9 @@ def cmd_build(args: argparse.Namespace) -> int:
                 print("build stopped: a snippet failed, so its page would show an old or missing capture", file=sys.stderr)
                 return code
     check_inputs(root)  # what capture could not mend (a CUDA capture here): one line, before MkDocs starts
-    from .site.commands import build
+    from .site.commands import build, check_glossary
+
+    check_glossary(root)  # a broken glossary: one line naming its file and line, as `notebooks` says it
 
     # --no-capture: read_only, so the plugin checks the notebooks instead of writing them
     print(f"mkdocs build --strict --site-dir {root / 'site'}" + (" (read-only)" if args.no_capture else ""), file=sys.stderr, flush=True)
@@ -242,6 +248,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     root = project_root()
     host, port = _dev_addr(args.dev_addr)
     check_inputs(root)  # a broken snippet or capture: one line now, not a failing first build
+    from .site.commands import check_glossary
+
+    check_glossary(root)
     _check_port_free(host, port)
     env = dict(os.environ, NO_MKDOCS_2_WARNING=os.environ.get("NO_MKDOCS_2_WARNING", "1"))
     proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env,
@@ -287,6 +296,28 @@ def _check_port_free(host: str, port: int) -> None:
                                   "Stop it, or pick another with --dev-addr HOST:PORT") from None
 
 
+def positive_int(text: str) -> int:
+    """``--jobs``: a whole number of at least 1 (argparse turns the error into a usage line, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected at least 1")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """``--timeout``: a finite number of seconds above 0 (not -1, 0, nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
+    return value
+
+
 SITE_COMMANDS = ("build", "serve", "notebooks", "edition")  # the only ones that import kernelbook.site (mkdocs)
 
 
@@ -298,8 +329,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("patterns", nargs="*", metavar="PATTERN", help="only snippets whose id or path contains this")
     c.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto", help="auto: CUDA if present, else CPU")
     c.add_argument("--force", action="store_true", help="re-run even fresh captures")
-    c.add_argument("--jobs", type=int, default=None, help="snippets at a time (default 1: snippets timed side by side disturb each other's timings)")
-    c.add_argument("--timeout", type=float, default=900.0, help="seconds per snippet (default 900)")
+    c.add_argument("--jobs", type=positive_int, default=None, help="snippets at a time (default 1: snippets timed side by side disturb each other's timings)")
+    c.add_argument("--timeout", type=positive_seconds, default=900.0, help="seconds per snippet (default 900)")
     c.add_argument("--shard", metavar="K/N", help="only shard K of N (stable split by snippet id)")
     c.set_defaults(func=cmd_capture)
 
@@ -337,8 +368,8 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="capture what is stale on the best device, then mkdocs build --strict")
     b.add_argument("--no-capture", action="store_true", help="run nothing, write nothing into docs/: render what is committed")
-    b.add_argument("--jobs", type=int, default=None)
-    b.add_argument("--timeout", type=float, default=900.0)
+    b.add_argument("--jobs", type=positive_int, default=None)
+    b.add_argument("--timeout", type=positive_seconds, default=900.0)
     b.set_defaults(func=cmd_build)
 
     e = sub.add_parser("edition", help="cut an edition (YYYY.MM: version set, committed, tagged edition-YYYY.MM), or publish, list or delete editions on the gh-pages branch, with mike",
@@ -363,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         with stop_on_signals():  # SIGTERM and SIGHUP stop kernelbook as Ctrl-C does: children killed, nothing half-written
             return args.func(args)
     except KernelbookError as exc:
-        print(f"kernelbook: {exc}", file=sys.stderr)
+        print(f"kernelbook: {printable(str(exc))}", file=sys.stderr)  # it may quote a file's contents
         return 2
     except ImportError as exc:
         if args.command not in SITE_COMMANDS:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 MiB = 2**20
+MAX_INT_DIGITS = 300  # within a float's range (about 1.8e308): any integer read can be compared with a float
 
 
 class InputError(ValueError):
@@ -83,7 +84,7 @@ def parse_json(data: bytes, where: str) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"{where}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
@@ -110,6 +111,16 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise _NotFinite(f"{text} is too large for a number")
     return value
+
+
+def _bounded_int(text: str) -> int | float:
+    """An integer; one too long for a float is read as an infinity, which every reader refuses naming its field.
+
+    (Python's own limit on digits would raise a bare ValueError, naming nothing.)
+    """
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        return -math.inf if text.startswith("-") else math.inf
+    return int(text)
 
 
 def _kind(mode: int) -> str:

@@ -8,7 +8,11 @@ those children must not go on running, holding a GPU, a port or the output pipes
 * the parent kills a child's whole group when it is interrupted (:func:`kill_group`);
 * a child asks Linux to signal it when its parent dies (``PR_SET_PDEATHSIG``, through
   ``prctl``), and a capture child also watches a pipe from the parent, whose end closes
-  when the parent dies however it dies (:func:`hold_lifeline`), and then kills its group.
+  when the parent dies however it dies (:func:`hold_lifeline`), and then kills its group;
+* what leaves the group (a double fork and ``setsid``) is found by ancestry: the capture
+  child is a Linux subreaper (:func:`become_subreaper`), so orphans stay below it, and
+  :func:`process_table` / :func:`descendants` / :func:`kill_all` find and stop them
+  (``ps`` where there is no /proc).
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ import ctypes
 import ctypes.util
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -110,3 +117,122 @@ def hold_lifeline(parent: int, fd: int, kill: Callable[[], None] | None = None) 
     threading.Thread(target=watch, name="kernelbook-lifeline", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the lifeline was in place
         kill()
+
+
+# ---------------------------------------------------------------- what a snippet left running
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def become_subreaper() -> bool:
+    """Linux: orphans among this process's descendants become its children (not init's), so it can
+    find and stop them, however they left its process group or session. False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    ppid: int
+    pgid: int
+    start: str  # when it started, so that a pid given to a later process is never mistaken for it
+    command: str
+
+
+def process_table() -> dict[int, Proc]:
+    """Every process this user can see: /proc on Linux, ``ps`` elsewhere (macOS); {} when neither answers."""
+    if os.path.isdir("/proc/self"):
+        table = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                found = _proc_entry(int(name))
+                if found is not None:
+                    table[found.pid] = found
+        return table
+    try:
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,pgid=,lstart=,comm="], capture_output=True, text=True,
+                             timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    table = {}
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[0].isdigit():
+            rest = parts[3].split(None, 5)  # lstart is five words: "Tue Dec  1 22:31:03 2026"
+            table[int(parts[0])] = Proc(int(parts[0]), int(parts[1]), int(parts[2]), " ".join(rest[:5]), " ".join(rest[5:]))
+    return table
+
+
+def _proc_entry(pid: int) -> Proc | None:
+    """Linux: one process from /proc (its command: the name in ``stat``; see :func:`descendants`)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+    if fields[0] == "Z":  # exited, waiting to be reaped: not running
+        return None
+    return Proc(pid, int(fields[1]), int(fields[2]), fields[19], name)
+
+
+def _command_line(proc: Proc) -> Proc:
+    try:
+        cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", errors="replace")
+    except OSError:
+        return proc
+    return Proc(proc.pid, proc.ppid, proc.pgid, proc.start, cmdline.strip() or proc.command)
+
+
+def descendants(table: dict[int, Proc], ancestor: int) -> list[Proc]:
+    """Every process in ``table`` below ``ancestor``, parents before children, with its whole command line where known."""
+    children: dict[int, list[Proc]] = {}
+    for proc in table.values():
+        children.setdefault(proc.ppid, []).append(proc)
+    found, todo = [], [ancestor]
+    while todo:
+        for proc in children.get(todo.pop(), []):
+            found.append(proc)
+            todo.append(proc.pid)
+    return [_command_line(p) for p in found] if os.path.isdir("/proc/self") else found
+
+
+def kill_all(procs: list[Proc]) -> list[Proc]:
+    """SIGKILL each process that still is the one recorded (same start time); those killed.
+
+    Reaps nothing: the caller may have children whose exit status is theirs to collect (:func:`reap`)."""
+    killed = []
+    for proc in procs:
+        now = _proc_entry(proc.pid) if os.path.isdir("/proc/self") else process_table().get(proc.pid)
+        if now is None or now.start != proc.start:
+            continue
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed.append(proc)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return killed
+
+
+def reap() -> None:
+    """Collect every child of this process that has exited (a subreaper inherits other processes' children)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def described(procs: list[Proc]) -> str:
+    """"pid 123 (sleep 300), ..." for a message; long commands cut."""
+    def short(command: str) -> str:
+        command = " ".join(command.split())
+        return command if len(command) <= 60 else command[:57] + "..."
+    return ", ".join(f"pid {p.pid} ({short(p.command)})" for p in procs)

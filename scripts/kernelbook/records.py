@@ -158,6 +158,8 @@ TRACE_NAME = re.compile(r"[a-z0-9_]+\.(cuda|cpu)\.trace\d+\.json\.gz")
 CAPTURED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SOURCE_HASH = re.compile(r"[0-9a-f]{64}")
 EVENT_KINDS = ("kernel", "launch", "op", "region", "graph", "eager")  # capture/kernels.py says which is which
+OUTPUT_CAP = 256 * 1024  # bytes of stdout, and of stderr, a capture keeps (capture/child.py cuts the rest)
+MAX_OUTPUT_CHARS = OUTPUT_CAP + 256  # decoded, plus the line saying how much was cut
 MAX_CAPTURE_BYTES = 64 * MiB  # stdout and stderr are capped at capture; this is far above any real capture
 
 
@@ -199,7 +201,7 @@ def _capture(raw: dict) -> Capture:
         stdout=_output(raw, "stdout"),
         stderr=_output(raw, "stderr"),
         sessions=tuple(_session(s, f"sessions[{i}]") for i, s in enumerate(v.listed(raw, "sessions", ""))),
-        data=raw.get("data"),
+        data=v.json_value(raw.get("data"), "data"),
         trace_files=tuple(v.texts(raw.get("trace_files", []), "trace_files", TRACE_NAME)),
         stderr_dropped=v.integer(raw, "stderr_dropped", "", default=0),
         previous=None if raw.get("previous") is None else summary_from_json(raw["previous"], "previous"),
@@ -217,6 +219,7 @@ def _environment(raw: dict, at: str) -> Environment:
     settings = raw.get("settings", {})
     if not isinstance(settings, dict):
         raise v.Invalid(f"{at}.settings is {v.show(settings)}, expected an object")
+    v.json_value(settings, f"{at}.settings")
     return Environment(
         device_kind=v.choice(raw, "device_kind", at, ("cuda", "cpu")),
         device_name=v.text(raw, "device_name", at, empty=False),
@@ -256,7 +259,10 @@ def _output(raw: dict, key: str) -> str:
     lines = v.get(raw, key, "")
     if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
         raise v.Invalid(f"{key} is {v.show(lines)}, expected a list of strings (one per line)")
-    return "\n".join(lines) + ("\n" if lines else "")
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if len(text) > MAX_OUTPUT_CHARS:  # capture keeps at most OUTPUT_CAP bytes, each at most one character
+        raise v.Invalid(f"{key} holds {len(text)} characters, over the {OUTPUT_CAP // 1024} KB of output a capture keeps")
+    return text
 
 
 def load(path: Path) -> Capture:

@@ -81,16 +81,52 @@ def choice(raw: dict, key: str, at: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+# Counts and times far beyond any real run, but small enough that sums, ratios and formatting
+# of them stay finite numbers (a count of 10**400 cannot even be turned into a float).
+MAX_INTEGER = 2**53
+MAX_NUMBER = 1e15
+MAX_DEPTH = 64  # nesting of `results` and `settings`: far deeper than any figure or claim reads
+
+
 def integer(raw: dict, key: str, at: str, minimum: int = 0, default: Any = ...) -> int:
     value = get(raw, key, at, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise Invalid(f"{path_of(at, key)} is {show(value)}, expected an integer >= {minimum}")
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_INTEGER:
+        raise Invalid(f"{path_of(at, key)} is {show(value)}, expected an integer from {minimum} to 2**53")
     return value
 
 
 def number(raw: dict, key: str, at: str, minimum: float | None = 0) -> float:
     value = get(raw, key, at)
-    if not finite_number(value) or (minimum is not None and value < minimum):
-        wanted = "a finite number" + (f" >= {minimum}" if minimum is not None else "")
-        raise Invalid(f"{path_of(at, key)} is {show(value)}, expected {wanted}")
+    low = -MAX_NUMBER if minimum is None else minimum
+    if not _finite(value) or not low <= value <= MAX_NUMBER:
+        raise Invalid(f"{path_of(at, key)} is {show(value)}, expected a finite number from {low:g} to {MAX_NUMBER:g}")
     return float(value)
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return finite_number(value)
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
+def json_value(value: Any, at: str) -> Any:
+    """A value that came from JSON (``results``, ``settings``): numbers a float can hold, nesting at most MAX_DEPTH."""
+    stack = [(value, at, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise Invalid(f"{where} is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    raise Invalid(f"{where} has a key {show(key)} that is not a string")
+                stack.append((inner, f"{where}.{key}", depth + 1))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{where}[{i}]", depth + 1) for i, inner in enumerate(item))
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            if not _finite(item):
+                raise Invalid(f"{where} is {show(item)}, expected a finite number a float can hold")
+        elif not (item is None or isinstance(item, (str, bool))):
+            raise Invalid(f"{where} is a {type(item).__name__}, not a JSON value")
+    return value

@@ -5,7 +5,10 @@
   group is killed. Ctrl-C or SIGTERM here kills every running group at once (:class:`Running`).
 * Output is read until the child (the harness running the snippet) exits, then the
   group is killed: a process the snippet left behind holding the pipes neither keeps
-  the capture waiting nor turns a finished run into a timeout.
+  the capture waiting nor turns a finished run into a timeout. The processes below the
+  child are listed while it runs; any of them that left its group and still runs at the
+  end (where the harness's own sweep could not stop it: a timeout, macOS) is killed and
+  returned, and the run fails naming it.
 * What is kept of stdout and stderr is capped (:data:`OUTPUT_CAP` each): the first and
   last lines, with a line saying how many were cut between them.
 * Each run works in a scratch folder ``kernelbook-capture-*`` in the temporary folder,
@@ -27,12 +30,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..processes import kill_group
-
-OUTPUT_CAP = 256 * 1024  # bytes of stdout, and of stderr, a capture keeps
+from ..processes import Proc, descendants, kill_all, kill_group, process_table
+from ..records import OUTPUT_CAP  # bytes of stdout, and of stderr, a capture keeps (checked again on every read)
 SCRATCH_PREFIX = "kernelbook-capture-"
 OWNER = ".kernelbook-owner"  # in each scratch folder: "PID START" of the process that made it
 POLL_S = 0.05
+LOOK_S = 0.5  # how often the processes below a running child are listed
 
 
 class Capped:
@@ -130,15 +133,19 @@ class Running:
 
 
 class TimedOut(Exception):
-    pass
+    def __init__(self, escaped: list[Proc]):
+        super().__init__("timed out")
+        self.escaped = escaped  # processes that had left the child's group, killed
 
 
 def run(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float, running: Running,
-        heartbeat: Callable[[float], None], every: float = 30.0) -> tuple[str, str, int]:
-    """Run ``cmd`` as the leader of a new process group; (stdout, stderr, exit code), output capped.
+        heartbeat: Callable[[float], None], every: float = 30.0) -> tuple[str, str, int, list[Proc]]:
+    """Run ``cmd`` as the leader of a new process group; (stdout, stderr, exit code, escaped), output capped.
 
-    Raises TimedOut (the group killed) after ``timeout`` seconds; calls ``heartbeat(elapsed)``
-    every ``every`` seconds meanwhile.
+    ``escaped``: processes seen below the child that had left its group and were still running
+    when it ended (the harness stops those itself; these escaped it), now killed. Raises
+    TimedOut (the group and the escaped killed) after ``timeout`` seconds; calls
+    ``heartbeat(elapsed)`` every ``every`` seconds meanwhile.
     """
     lifeline, keep = os.pipe()  # the child reads EOF on `lifeline` when this process dies
     env = dict(env, KERNELBOOK_LIFELINE=f"{os.getpid()}:{lifeline}")
@@ -155,25 +162,35 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float, running:
     readers = [threading.Thread(target=_drain, args=(pipe, out), daemon=True) for pipe, out in zip((proc.stdout, proc.stderr), streams)]
     for reader in readers:
         reader.start()
+    seen: dict[int, Proc] = {}  # every process seen below the child: the sweep's list where no subreaper catches them
+    timed_out = False
     try:
         started = time.monotonic()
-        beat = started + every
+        beat, look = started + every, started
         while not _exited(proc):
             now = time.monotonic()
             if now - started >= timeout:
-                raise TimedOut()
+                timed_out = True
+                break
             if now >= beat:
                 heartbeat(now - started)
                 beat = now + every
+            if now >= look:
+                seen.update((p.pid, p) for p in descendants(process_table(), proc.pid))
+                look = now + LOOK_S
             time.sleep(POLL_S)
     finally:
         kill_group(proc.pid)  # what the snippet left running, or everything on a timeout or an interrupt
+        # ...and what left the group (setsid) before the harness could stop it (a timeout, an os._exit)
+        escaped = [p for p in kill_all(list(seen.values())) if p.pgid != proc.pid]
         running.discard(proc.pid)
         os.close(keep)
         proc.wait()
         for reader in readers:
             reader.join(timeout=5)  # a process that left the group may still hold a pipe: stop reading it
-    return streams[0].text(), streams[1].text(), proc.returncode
+    if timed_out:
+        raise TimedOut(escaped)
+    return streams[0].text(), streams[1].text(), proc.returncode, escaped
 
 
 def _exited(proc: subprocess.Popen) -> bool:

@@ -12,6 +12,7 @@ parent collects them. Imports only the standard library and torch.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gzip
 import importlib.metadata
 import json
@@ -28,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..processes import hold_lifeline
+from ..processes import become_subreaper, described, descendants, hold_lifeline, kill_all, process_table, reap
 from . import kernels
 
 
@@ -43,9 +44,33 @@ def main(argv: list[str] | None = None) -> int:
     if lifeline:  # never outlive `kernelbook capture`, nor let the snippet's own processes do so
         parent, fd = (int(x) for x in lifeline.split(":"))
         hold_lifeline(parent, fd)
+        become_subreaper()  # what the snippet orphans (a double fork, setsid) stays below this process
+        # Registered before the snippet can register anything: it runs last, after torch's own
+        # exit handlers have stopped their compile workers.
+        atexit.register(_sweep, args.snippet.resolve(), args.report)
     report = run(args.snippet.resolve(), args.device, args.traces)
     args.report.write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
     return 0 if report["ok"] else 1
+
+
+def _sweep(snippet: Path, report_path: Path) -> None:
+    """At exit: stop every process the snippet left running; one that left this process group fails the run.
+
+    Those still in the group would die with it anyway (the runner kills the group); one that
+    left it (``setsid``, ``setpgid``) would not, so its run fails, naming it.
+    """
+    me, group, escaped = os.getpid(), os.getpgrp(), []
+    for _ in range(5):  # what was killed may have started more meanwhile
+        left = descendants(process_table(), me)
+        if not left:
+            break
+        escaped += [p for p in kill_all(left) if p.pgid != group]
+        time.sleep(0.05)
+        reap()  # the killed that are this subreaper's children (orphans adopted, or the snippet's own)
+    if escaped:
+        report = _failure(snippet, f"it left process(es) running outside its process group: {described(escaped)}; "
+                                   "kernelbook killed them: a snippet must wait for every process it starts", "")
+        report_path.write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
 
 
 def run(snippet: Path, device: str, trace_prefix: Path) -> dict[str, Any]:

@@ -157,7 +157,10 @@ def install(incoming: Incoming) -> bool:
 def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merged]:
     """Validate everything in ``dirs`` first, then install: a bad or stale input writes nothing."""
     with store.tree_lock(root, sys.stderr, "kernelbook merge"):
-        incoming = [settle(item) for item in collect(root, dirs)]
+        incoming = collect(root, dirs)
+        for item in incoming:  # before anything is written, nor read through a link
+            store.check_folder(root, item.snippet.capture_path(item.device).parent)
+        incoming = [settle(item) for item in incoming]
         if not allow_stale:
             for item in incoming:
                 if item.files != _tree_files(item) and (why := stale_over_fresh(item, root)):

@@ -3,8 +3,10 @@
 A failed or timed-out run never replaces a good capture; failures are collected and
 summarised at the end with the snippet's own file and line. The tree is locked while a
 run decides and writes (``store.tree_lock``); each capture goes in whole (``store.install``);
-a snippet that writes into the captures folders fails, and what it changed is put back
-(``store.Guard``); Ctrl-C or SIGTERM stops every child at once (``child.Running``).
+a snippet that writes into the captures folders or ``.kernelbook/`` fails, and what it changed
+is undone (``store.Guard``); one that leaves a process running outside its process group fails,
+the process killed (the harness's exit sweep, ``child.run``'s); Ctrl-C or SIGTERM stops every
+child at once (``child.Running``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Callable, TextIO
 from .. import CAPTURE_FORMAT
 from ..errors import KernelbookError
 from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
+from ..processes import described
 from ..records import CaptureError, dumps, from_json
 from ..snippets import Snippet, source_hash
 from . import child, store
@@ -161,37 +164,44 @@ def run_one(run: Run, snippet: Snippet, source: str) -> Outcome | None:
                "--device", device, "--traces", str(work / "trace")]
         heartbeat = lambda elapsed: run.say(f"      {snippet.id} still running ({elapsed:.0f}s)")  # noqa: E731
         try:
-            stdout, stderr, code = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
-                                             run.running, heartbeat, HEARTBEAT_S)
+            stdout, stderr, code, escaped = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
+                                                      run.running, heartbeat, HEARTBEAT_S)
             timed_out = False
-        except child.TimedOut:
-            stdout, stderr, code, timed_out = "", "", -9, True
+        except child.TimedOut as exc:
+            stdout, stderr, code, timed_out, escaped = "", "", -9, True, exc.escaped
         vandalism = run.guard.restore()
         if run.running.stopping:
             return None
+        if escaped:
+            return _failed(run.guard, root, snippet, device, source, start, "it left process(es) running outside its "
+                           f"process group: {described(escaped)}; kernelbook killed them: a snippet must wait for every "
+                           "process it starts" + (f" (and it timed out after {run.timeout:.0f}s)" if timed_out else ""), None, "")
         if vandalism:
-            return _failed(root, snippet, device, source, start, "it wrote into the captures folders ("
-                           + ", ".join(vandalism) + "); kernelbook put them back: a snippet must never write there", None, "")
+            listed = ", ".join(vandalism[:8]) + (f" and {len(vandalism) - 8} more" if len(vandalism) > 8 else "")
+            return _failed(run.guard, root, snippet, device, source, start, "it wrote into the captures folders or "
+                           f".kernelbook/ ({listed}); kernelbook put them back: a snippet must never write there", None, "")
         if timed_out:
-            return _failed(root, snippet, device, source, start, f"timed out after {run.timeout:.0f}s (raise it with --timeout)", None, "")
+            return _failed(run.guard, root, snippet, device, source, start, f"timed out after {run.timeout:.0f}s (raise it with --timeout)", None, "")
         seconds = time.monotonic() - start
         try:
             report = json.loads(report_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             last = (stderr.strip().splitlines() or [f"exit code {code}"])[-1]
-            return _failed(root, snippet, device, source, start, f"the harness died: {last}", None, stderr)
+            return _failed(run.guard, root, snippet, device, source, start, f"the harness died: {last}", None, stderr)
         if not report["ok"]:
-            return _failed(root, snippet, device, source, start, report["error"], report.get("where"), report.get("traceback", ""))
+            return _failed(run.guard, root, snippet, device, source, start, report["error"], report.get("where"), report.get("traceback", ""))
         try:
             capture = from_json(_capture_json(snippet, device, source, report, stdout, stderr), snippet.id)
         except CaptureError as exc:
-            return _failed(root, snippet, device, source, start, f"unusable result: {exc}", None, "")
+            return _failed(run.guard, root, snippet, device, source, start, f"unusable result: {exc}", None, "")
         empty = [s.index for s in capture.sessions if s.launches == 0]
         if empty:  # a profile of nothing: the code meant to be profiled did not run under it
-            return _failed(root, snippet, device, source, start,
+            return _failed(run.guard, root, snippet, device, source, start,
                            f"profiler session(s) {empty} recorded no kernel: is the code to profile inside the `with profile(...)` block?", None, "")
         _install(snippet, device, capture, work, report["trace_files"], run.guard)
-    failure_path(root, snippet, device).unlink(missing_ok=True)
+    with run.guard.lock:
+        failure_path(root, snippet, device).unlink(missing_ok=True)
+        run.guard.expect([], [failure_path(root, snippet, device)])
     return Outcome(snippet, device, True, seconds)
 
 
@@ -246,10 +256,13 @@ def trace_name(snippet: Snippet, device: str, index: int) -> str:
     return f"{snippet.path.stem}.{device}.trace{index}.json.gz"
 
 
-def _failed(root: Path, snippet: Snippet, device: str, source: str, start: float, message: str, where: str | None, tb: str) -> Outcome:
+def _failed(guard: store.Guard, root: Path, snippet: Snippet, device: str, source: str, start: float, message: str,
+            where: str | None, tb: str) -> Outcome:
     path = failure_path(root, snippet, device)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{source}\n{message}\n{tb}", encoding="utf-8")
+    with guard.lock:  # kernelbook's own write under .kernelbook/: not a snippet's (others may be running)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{source}\n{message}\n{tb}", encoding="utf-8")
+        guard.expect([path], [])
     return Outcome(snippet, device, False, time.monotonic() - start, message.splitlines()[0] if message else "failed", where)
 
 
@@ -298,8 +311,9 @@ def capture(
         if not todo:
             print(f"nothing to capture: {len(snippets)} snippet(s) fresh on {device}", file=log)
             return []
-        for snippet in todo:  # a snippet that is not UTF-8: one line, before anything runs
+        for snippet in todo:  # a snippet that is not UTF-8, or a captures folder that is a link: one line, before anything runs
             source_hash(snippet.path)
+            store.check_folder(root, snippet.capture_path(device).parent)
         if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
             jobs = 1
         print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)

@@ -1,64 +1,76 @@
 """The tree's captures folders, written safely: one writer at a time, each capture whole. Stdlib only.
 
-* :func:`tree_lock`: ``kernelbook capture`` and ``merge`` hold ``.kernelbook/capture.lock``
-  while they decide what to write and write it; a second one waits, saying for whom.
+* :func:`tree_lock`: ``kernelbook capture`` and ``merge`` hold a lock on the book's folder
+  while they decide what to write and write it; a second one waits, saying for whom
+  (``.kernelbook/capture.lock`` says who holds it).
 * :func:`install`: a capture and its trace sidecars as one unit: every file written under
   a temporary name first, then renamed into place, traces first and the capture JSON last
   (so a capture only ever names traces that exist), then the sidecars it no longer names
   removed.
 * :func:`replacing`: a capture about to replace another records it in brief, as its
   ``previous`` (``changes.Summary``), so each example can show how its capture changed.
-* :class:`Guard`: the captures folders as kernelbook last left them; a snippet that changed
-  them while it ran is caught, and what it changed is put back.
+* :class:`Guard`: the captures folders and ``.kernelbook/`` as kernelbook last left them; a
+  snippet that changed them while it ran is caught, and what it changed is undone.
+* :func:`check_folder`: a captures folder reached through a link is refused before anything is written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import shutil
 import stat
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from .. import locks
 from ..changes import summarize
+from ..errors import KernelbookError
 from ..records import Capture, CaptureError, load, temp_beside
 from ..snippets import CAPTURE_DIR
 
-LOCK = Path(".kernelbook") / "capture.lock"
+STATE_DIR = Path(".kernelbook")  # kernelbook's own: the lock's note, failure reports, the build's caches
+CACHE_DIR = STATE_DIR / "cache"  # the plugin's default cache_dir
+LOCK = locks.NOTE
 
 
 @contextmanager
 def tree_lock(root: Path, log: TextIO, what: str) -> Iterator[None]:
-    """Hold the tree's capture lock while inside; wait (saying so) while another run holds it."""
+    """Hold the book's lock exclusively while inside (``locks``); wait, saying for whom, while another holds it.
+
+    ``flock`` on the book's folder itself: a snippet deleting ``.kernelbook/capture.lock``
+    (which only says who holds it) cannot let a second run in beside this one.
+    """
+    def waiting(holder: str) -> None:
+        print(f"waiting for {holder} to finish: it holds the lock on {root}", file=log, flush=True)
+
+    fd = locks.acquire(root, True, what, waiting)
     try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock (kernelbook capture itself needs POSIX process groups)
-        yield
-        return
-    path = root / LOCK
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise
-            holder = os.pread(fd, 200, 0).decode("utf-8", errors="replace").strip() or "another run"
-            print(f"waiting for {holder} to finish: it holds {path}", file=log, flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)  # Ctrl-C still interrupts the wait
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"`{what}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n".encode(), 0)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        locks.release(fd)
+
+
+def check_folder(root: Path, folder: Path) -> None:
+    """``folder`` (a captures folder) is a real folder of this tree, reached through no link: else KernelbookError.
+
+    A committed link (``snippets/ch01/captures -> /tmp/...``) would have kernelbook write outside the tree.
+    """
+    try:
+        rel = folder.relative_to(root)
+    except ValueError:
+        raise KernelbookError(f"{folder} is outside the book's folder {root}") from None
+    for depth in range(1, len(rel.parts) + 1):
+        part = root.joinpath(*rel.parts[:depth])
+        if part.is_symlink():
+            raise KernelbookError(f"{part.relative_to(root)} is a link (to {os.readlink(part)}): "
+                                  "kernelbook writes captures only into real folders of the tree; replace the link with a folder")
+    if folder.exists() and not folder.is_dir():
+        raise KernelbookError(f"{rel} is not a folder; remove it so that kernelbook can write captures there")
 
 
 def install(folder: Path, files: list[tuple[str, bytes]], sidecars: Iterable[Path] = (), guard: Guard | None = None) -> bool:
@@ -128,28 +140,51 @@ class _Seen:
 
 
 class Guard:
-    """Everything in ``snippets/*/captures/`` as kernelbook last left it, to catch a snippet writing there."""
+    """Everything in ``snippets/*/captures/`` and under ``.kernelbook/`` as kernelbook last left it, to catch a
+    snippet writing there.
+
+    What is put back: the captures, and ``.kernelbook``'s own files (the lock's note, failure reports), byte
+    for byte. Under ``.kernelbook/cache/`` (drawn figures, rendered notebooks: derived, and rebuilt when
+    missing) only each entry's signature is kept, and whatever a snippet added or changed there is removed,
+    so that nothing it wrote is ever read by a build.
+    """
 
     def __init__(self, root: Path):
         self.root = root
         self.lock = threading.RLock()
-        self.entries = {path: _seen(path) for path in self._present()}
+        self.state = root / STATE_DIR
+        self.derived = root / CACHE_DIR
+        self.entries = {path: self._seen(path) for path in self._present()}
 
     def _present(self) -> set[Path]:
-        """Every entry (files, links, folders, FIFOs...) in every captures folder; links are not followed."""
+        """Every entry (files, links, folders, FIFOs...) in every captures folder and under .kernelbook/; links are not followed."""
         found = set()
         for folder in (self.root / "snippets").glob(f"*/{CAPTURE_DIR}"):
             found.add(folder)
             if folder.is_dir() and not folder.is_symlink():
                 found.update(folder.iterdir())
+        if self.state.is_symlink() or self.state.exists():
+            found.add(self.state)
+        if self.state.is_dir() and not self.state.is_symlink():
+            for folder, dirs, files in os.walk(self.state):  # never into a linked folder
+                found.update(Path(folder) / name for name in (*dirs, *files))
         return found
 
+    def _is_derived(self, path: Path) -> bool:
+        return path != self.derived and path.is_relative_to(self.derived)
+
+    def _seen(self, path: Path) -> _Seen:
+        return _seen(path, read=not self._is_derived(path))
+
     def expect(self, written: list[Path], removed: list[Path]) -> None:
-        """What kernelbook itself just wrote and removed (called by :func:`install`)."""
+        """What kernelbook itself just wrote and removed (called by :func:`install`, and for failure reports)."""
         with self.lock:
             for path in written:
-                self.entries[path] = _seen(path)
-                self.entries.setdefault(path.parent, _seen(path.parent))
+                self.entries[path] = self._seen(path)
+                for parent in path.parents:  # folders it made for them
+                    if parent == self.root or parent in self.entries:
+                        break
+                    self.entries[parent] = self._seen(parent)
             for path in removed:
                 self.entries.pop(path, None)
 
@@ -165,9 +200,11 @@ class Guard:
                     now = _seen(path, read=False).signature
                 except OSError:
                     now = None
+                folder = stat.S_ISDIR(seen.signature[0])
+                derived = self._is_derived(path) and not folder
                 if now is None:
                     found.append((path, "removed"))
-                elif now != seen.signature and (seen.data is not None or now[0] != seen.signature[0]):
+                elif now != seen.signature and (seen.data is not None or derived or now[0] != seen.signature[0]):
                     found.append((path, "changed"))  # a folder's times change with its files: only its type counts
                 else:
                     continue
@@ -175,14 +212,16 @@ class Guard:
                     _remove(path)
                     path.parent.mkdir(parents=True, exist_ok=True)
                     os.replace(temp_beside(path, seen.data), path)
-                elif stat.S_ISDIR(seen.signature[0]):
+                elif folder:
                     if now is not None:
                         _remove(path)
                     path.mkdir(parents=True, exist_ok=True)
-                else:  # a FIFO or the like that was there before: nothing to put back but its absence
+                else:  # a cache entry, a FIFO or the like: nothing to put back but its absence
+                    if now is not None:
+                        _remove(path)
                     self.entries.pop(path)
                     continue
-                self.entries[path] = _seen(path)
+                self.entries[path] = self._seen(path)
             return [f"{path.relative_to(self.root)} ({how})" for path, how in found]
 
 

@@ -6,13 +6,16 @@ it (``read_only`` for ``build --no-capture``) instead of passed through the envi
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+from .. import locks
 from ..errors import KernelbookError
 from . import notebooks
 from .book import load_book
@@ -72,11 +75,25 @@ def _swap(new: Path, site_dir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def notebooks_check(root: Path) -> list[Path]:
-    """Notebooks that differ from their chapter, snippets and captures; writes nothing."""
+def check_glossary(root: Path) -> None:
+    """The book's glossary readable and sound: else its first problem (file:line) as a one-line KernelbookError."""
+    from .glossary import GlossaryError
+
     with _mkdocs_log():
         _, settings = load(root)
-    return notebooks.stale(settings)
+    try:
+        notebooks.book_glossary(settings)
+    except GlossaryError as exc:
+        more = len(exc.problems) - 1
+        raise KernelbookError(exc.problems[0] + (f" (and {more} more problem(s) in the glossary)" if more else "")) from None
+
+
+def notebooks_check(root: Path) -> list[Path]:
+    """Notebooks that differ from their chapter, snippets and captures; writes nothing (but the figure cache)."""
+    with _mkdocs_log():
+        _, settings = load(root)
+    with _book_lock(settings.root, "kernelbook notebooks --check"):
+        return notebooks.stale(settings)
 
 
 def notebooks_write(root: Path) -> list[Path]:
@@ -84,11 +101,22 @@ def notebooks_write(root: Path) -> list[Path]:
     notebook would show (a missing capture, a run of an unknown snippet) writes nothing."""
     with _mkdocs_log():
         _, settings = load(root)
-    book = load_book(settings.root, settings.snippets_dir)
-    problems = notebooks.problems(settings, book)
-    if problems:
-        raise KernelbookError(f"not writing notebooks: {len(problems)} problem(s); the first: {problems[0]}")
-    return notebooks.generate_all(settings, book)
+    with _book_lock(settings.root, "kernelbook notebooks"):
+        book = load_book(settings.root, settings.snippets_dir)
+        problems = notebooks.problems(settings, book)
+        if problems:
+            raise KernelbookError(f"not writing notebooks: {len(problems)} problem(s); the first: {problems[0]}")
+        return notebooks.generate_all(settings, book)
+
+
+@contextlib.contextmanager
+def _book_lock(root: Path, who: str) -> Iterator[None]:
+    """The book's lock, shared (``locks``): no capture writes captures or runs a snippet while the cache is used."""
+    fd = locks.acquire(root, False, who, lambda holder: print(f"waiting for {holder} to finish", file=sys.stderr, flush=True))
+    try:
+        yield
+    finally:
+        locks.release(fd)
 
 
 class _mkdocs_log:

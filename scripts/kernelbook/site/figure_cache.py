@@ -9,10 +9,13 @@ one is written. Pages show its HTML (:func:`figure_html`); notebooks embed its d
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
+from xml.etree import ElementTree
 
+from ..files import MiB, InputError, parse_json, read_bounded
 from ..records import Capture, write_atomic
 from . import figures
 from .escape import inert
@@ -21,6 +24,7 @@ if TYPE_CHECKING:
     from .book import Entry
 
 Draw = Callable[[str, str], figures.Figure]  # (figure name, lang) -> the drawn figure
+MAX_ENTRY_BYTES = 16 * MiB
 
 
 def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[figures.Figure, bool]:
@@ -29,17 +33,66 @@ def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capt
     Raises what ``figures.figure`` raises for an unknown figure or unusable captures.
     """
     path = cache / "figures" / f"{name}.{lang}.{figures.data_key(name, captures)[:16]}.json"
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        return figures.Figure(**{**raw, "svgs": tuple(raw["svgs"])}), False
-    except (OSError, ValueError, TypeError, KeyError):
-        pass
+    found = read_entry(path, name, lang)
+    if found is not None:
+        return found, False
     fig = figures.figure(name, lang, captures)
     for stale in path.parent.glob(f"{name}.{lang}.*") if path.parent.is_dir() else ():
         stale.unlink(missing_ok=True)
     record = {"name": fig.name, "lang": fig.lang, "svgs": list(fig.svgs), "alt": fig.alt, "caption": fig.caption, "data": fig.data}
     write_atomic(path, json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     return fig, True
+
+
+# What the figures module draws, and nothing that runs or loads: an entry holding anything else
+# (written by something other than kernelbook: a snippet, a person) is never shown, only redrawn.
+SVG_TAGS = {"svg", "g", "line", "path", "polyline", "polygon", "rect", "circle", "ellipse", "text", "tspan", "title",
+            "desc", "style"}
+_ATTRIBUTE = re.compile(r"[a-z][a-zA-Z0-9-]*")  # no namespace (xlink:href), checked against the names below too
+_NO_ATTRIBUTES = {"href", "src", "style"}
+_ACTIVE = re.compile(r"javascript:|url\s*\(|@import|expression\s*\(|<|\\", re.IGNORECASE)
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def read_entry(path: Path, name: str, lang: str) -> figures.Figure | None:
+    """The cached figure at ``path``, validated like a capture; None when missing or anything is wrong with it."""
+    try:
+        raw = parse_json(read_bounded(path, MAX_ENTRY_BYTES, gzipped=False), str(path))
+    except InputError:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"name", "lang", "svgs", "alt", "caption", "data"}:
+        return None
+    svgs, alt, caption = raw["svgs"], raw["alt"], raw["caption"]
+    if raw["name"] != name or raw["lang"] != lang or not isinstance(raw["data"], dict):
+        return None
+    if not isinstance(alt, str) or not isinstance(caption, str) or not isinstance(svgs, list) or not svgs:
+        return None
+    if not all(isinstance(svg, str) and inert_svg(svg) for svg in svgs):
+        return None
+    return figures.Figure(name, lang, tuple(svgs), alt, caption, raw["data"])
+
+
+def inert_svg(svg: str) -> bool:
+    """Whether ``svg`` is one <svg> of the elements and attributes figures draw, with no script, link or event."""
+    if "<!" in svg or "<?" in svg:  # no DOCTYPE, entity, CDATA or processing instruction
+        return False
+    try:
+        root = ElementTree.fromstring(svg)
+    except (ElementTree.ParseError, ValueError):
+        return False
+    if root.tag.removeprefix(SVG_NS) != "svg":
+        return False
+    for element in root.iter():
+        if not isinstance(element.tag, str) or element.tag.removeprefix(SVG_NS) not in SVG_TAGS:
+            return False
+        for key, value in element.attrib.items():
+            if not _ATTRIBUTE.fullmatch(key) or key.lower().startswith("on") or key in _NO_ATTRIBUTES or _ACTIVE.search(value):
+                return False
+        if element.tag.removeprefix(SVG_NS) == "style" and _ACTIVE.search(element.text or ""):
+            return False
+        if len(element) and element.tag.removeprefix(SVG_NS) == "style":
+            return False
+    return True
 
 
 def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:

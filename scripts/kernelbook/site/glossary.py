@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .escape import inert
+
 ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 CHAPTER = re.compile(r"[a-z0-9_]+")
 ENTRY_KEYS = {"id", "chapter", "related", "auto"}
@@ -63,6 +65,13 @@ class Words:
     def plain(self) -> str:
         """The definition as plain text, for a tooltip."""
         return self.definition.replace("`", "")
+
+    @property
+    def markdown(self) -> str:
+        """The definition as Markdown for the glossary page and the notebooks: its inline code as code, and
+        everything else shown as written (``escape.inert``): HTML in a definition is text, as in the tooltip."""
+        parts = _CODE.split(self.definition)  # text, code, text, code, ..., text
+        return "".join(f"`{part}`" if i % 2 else inert(part) for i, part in enumerate(parts))
 
 
 @dataclass(frozen=True)
@@ -102,28 +111,53 @@ def load(path: Path, languages: Iterable[str], source: str | None = None) -> Glo
         raise GlossaryError([f"{name}: cannot read the glossary ({exc.strerror or exc}); the plugin's `glossary` option names it"]) from None
     try:
         raw = yaml.safe_load(text)
+        lines = entry_lines(yaml.compose(text))
     except yaml.YAMLError as exc:
-        raise GlossaryError([f"{name}: not valid YAML: {' '.join(str(exc).split())}"]) from None
-    return parse(raw, name, tuple(languages))
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        at = f"{name}:{mark.line + 1}" if mark is not None else name
+        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise GlossaryError([f"{at}: not valid YAML: {what}"]) from None
+    except RecursionError:
+        raise GlossaryError([f"{name}: not usable YAML: nested too deeply"]) from None
+    return parse(raw, name, tuple(languages), lines)
 
 
-def parse(raw: object, source: str, languages: tuple[str, ...]) -> Glossary:
-    """A glossary from the file's YAML data; GlossaryError listing every problem."""
+def entry_lines(node) -> list[int]:
+    """The line (1-based) where each entry of ``terms:`` starts, from the YAML's node tree; [] when it has no such list."""
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for key, value in node.value:
+        if getattr(key, "value", None) == "terms" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def parse(raw: object, source: str, languages: tuple[str, ...], lines: list[int] | None = None) -> Glossary:
+    """A glossary from the file's YAML data; GlossaryError listing every problem.
+
+    ``lines``: where each entry starts in the file, so that a problem names its line (``docs/glossary.yml:12``).
+    """
     if not isinstance(raw, dict) or not isinstance(raw.get("terms"), list) or set(raw) != {"terms"}:
-        raise GlossaryError([f"{source}: expected one key, `terms:`, holding a list of entries (see the README)"])
+        raise GlossaryError([f"{source}:1: expected one key, `terms:`, holding a list of entries (see the README)"])
     problems: list[str] = []
     terms: list[Term] = []
+    places: dict[str, str] = {}  # term id -> "file:line" of its entry
+    lines = lines or []
     for n, item in enumerate(raw["terms"], 1):
-        where = f"{source}: entry {n}"
+        at = f"{source}:{lines[n - 1]}" if n <= len(lines) else source
+        where = f"{at}: entry {n}"
         if not isinstance(item, dict):
             problems.append(f"{where}: expected a mapping with id, chapter and {', '.join(languages)}")
             continue
         if isinstance(item.get("id"), str):
-            where = f"{source}: term {item['id']!r}"
+            where = f"{at}: term {item['id']!r}"
         term = _entry(item, where, languages, problems)
         if term is not None:
             terms.append(term)
-    problems += _across(terms, source, languages)
+            places.setdefault(term.id, at)
+    problems += _across(terms, source, languages, places)
     if problems:
         raise GlossaryError(problems)
     return Glossary(source, tuple(terms))
@@ -200,7 +234,7 @@ def _strings(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
     return tuple(raw)
 
 
-def _across(terms: list[Term], source: str, languages: tuple[str, ...]) -> list[str]:
+def _across(terms: list[Term], source: str, languages: tuple[str, ...], places: Mapping[str, str]) -> list[str]:
     """Problems between entries: repeated ids, unknown related ids, one form for two terms, languages that disagree."""
     problems = []
     ids = [t.id for t in terms]
@@ -209,7 +243,7 @@ def _across(terms: list[Term], source: str, languages: tuple[str, ...]) -> list[
     known = set(ids)
     chapters = {t.chapter for t in terms}
     for term in terms:
-        where = f"{source}: term {term.id!r}"
+        where = f"{places.get(term.id, source)}: term {term.id!r}"
         if term.id in chapters:
             problems.append(f"{where}: the id is also a chapter's name, which groups the glossary page: rename it")
         for other in term.related:

@@ -26,11 +26,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
+from ..files import MiB, InputError, parse_json, read_bounded
 from ..records import write_atomic
 from .notebooks import NAME
 
 FORMAT = 1  # bump when what an entry holds changes
 KEEP_DAYS = 14
+MAX_ENTRY_BYTES = 64 * MiB
 # Everything that turns a notebook into the page's HTML and table of contents.
 RENDERERS = ("mkdocs-jupyter", "nbconvert", "nbformat", "jupytext", "mistune", "pygments", "jupyterlab-pygments",
              "markdown", "jinja2", "mkdocs", "defusedxml", "bleach")
@@ -73,10 +75,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
 
     def render(config, files) -> None:
         path = folder / f"{key(source.read_bytes(), options, renderers)}.json"
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            entry = None
+        entry = read_entry(path)
         if entry is not None:
             page.content, page.toc = entry["content"], get_toc(entry["toc"])
             if entry["title"] is not None:
@@ -94,6 +93,34 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
         report(page.file.src_uri, True)
 
     page.render = render
+
+
+def read_entry(path: Path) -> dict[str, Any] | None:
+    """The cache entry at ``path`` when it has exactly the shape this module writes; None (convert again) otherwise."""
+    try:
+        entry = parse_json(read_bounded(path, MAX_ENTRY_BYTES, gzipped=False), str(path))
+    except InputError:
+        return None
+    if not isinstance(entry, dict) or set(entry) != {"content", "toc", "title"}:
+        return None
+    if not isinstance(entry["content"], str) or not (entry["title"] is None or isinstance(entry["title"], str)):
+        return None
+    return entry if _toc(entry["toc"], 0) else None
+
+
+def _toc(tokens: Any, depth: int) -> bool:
+    """Tokens as :func:`toc_tokens` writes them (MkDocs' ``get_toc`` reads them)."""
+    if depth > 8 or not isinstance(tokens, list):
+        return False
+    for token in tokens:
+        if not isinstance(token, dict) or set(token) != {"level", "id", "name", "children"}:
+            return False
+        level = token["level"]
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 6:
+            return False
+        if not isinstance(token["id"], str) or not isinstance(token["name"], str) or not _toc(token["children"], depth + 1):
+            return False
+    return True
 
 
 @contextlib.contextmanager

@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import logging
 import os
-import posixpath
 import re
-import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -34,6 +32,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
 
+from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
@@ -104,10 +103,13 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     run: BuildRun | None = None
     depth = 0  # builds under way: mkdocs-static-i18n builds each other language inside the first's on_post_build
 
+    held: int | None = None  # the book's lock, shared, while a build runs (locks.py): no capture writes meanwhile
+
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Defined so that ``mkdocs serve`` keeps this instance; each build still starts afresh."""
         self.run = None
         self.depth = 0
+        self._unlock()
 
     def on_config(self, config):
         self.depth += 1
@@ -117,6 +119,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         except ValueError as exc:
             raise PluginError(f"kernelbook: {exc}") from None
         self.run = BuildRun(settings, edition=edition)
+        if self.held is None:  # the first build of a run (i18n builds the other languages inside it)
+            self.held = locks.acquire(settings.root, False, "mkdocs build", lambda holder: log.info(
+                "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, settings.root))
         missing = [name for name in MARKDOWN_EXTENSIONS if name not in config.markdown_extensions]
         for name in missing:
             config.markdown_extensions.append(name)
@@ -242,7 +247,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
-            _copy_download(page, config)
+            notebook_pages.copy_download(page, config)
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
@@ -295,15 +300,25 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")
 
-
     @event_priority(-1000)  # after every other plugin's, mkdocs-static-i18n's other-language builds included
     def _post_build_write(self, config):
         self.depth = max(0, self.depth - 1)
         if self.depth == 0 and not self.run.settings.read_only and not _warned(config):
             self._write_notebooks()
+        if self.depth == 0:
+            self._unlock()
 
     def on_build_error(self, error):
         self.depth = max(0, self.depth - 1)  # a failed build writes nothing
+        if self.depth == 0:
+            self._unlock()
+
+    def on_shutdown(self) -> None:
+        self._unlock()
+
+    def _unlock(self) -> None:
+        locks.release(self.held)
+        self.held = None
 
     def _write_notebooks(self) -> None:
         """The whole build succeeded: the notebooks it rendered go into docs/, where they changed."""
@@ -336,7 +351,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                              f"{where}/index.md that runs snippets?")
         view = config.plugins.get("mkdocs-jupyter") is not None  # without it the notebook is a download only
         return notebooks.notebook_links(chapter, lang, self.config.repository, self.config.branch,
-                                        base=_base(page, chapter, config), view=view)
+                                        base=notebook_pages.chapter_base(page, chapter, config), view=view)
 
     def _rendered_notebook(self, source: str, rendered: bool) -> None:
         self.run.counts["notebooks rendered" if rendered else "notebooks cached"] += 1
@@ -370,27 +385,6 @@ def _material_search(config):
             log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
             return None
     return None
-
-
-def _base(page, chapter: str, config) -> str:
-    """From the page's URL to the chapter page's: '' on the chapter page itself."""
-    src = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
-    folder = src.parent if src.stem in ("index", "README") or not config.use_directory_urls else src.parent / src.stem
-    rel = posixpath.relpath(chapter, folder.as_posix() or ".")
-    return "" if rel == "." else rel + "/"
-
-
-def _copy_download(page, config) -> None:
-    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
-    download = getattr(page.file, "download", None)
-    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
-        download.copy_file()
-        return
-    dest = Path(page.file.abs_dest_path)
-    folder = dest.parent.parent if config.use_directory_urls else dest.parent
-    target = folder / Path(page.file.abs_src_path).name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(page.file.abs_src_path, target)
 
 
 # static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes

@@ -90,7 +90,7 @@ def glossary_notebook(d: Directive, ctx: Context) -> str:
         for t in terms:
             words = t.words[ctx.lang]
             others = " / ".join(w.term for lang, w in t.words.items() if lang != ctx.lang)
-            out.append(f"- [{words.term}]({ctx.glossary_url}#{t.id}) ({others}): {words.definition}")
+            out.append(f"- [{words.term}]({ctx.glossary_url}#{t.id}) ({others}): {words.markdown}")
         out.append("")
     return "\n".join(out)
 
@@ -109,7 +109,7 @@ def glossary(d: Directive, ctx: Context) -> str:
         for t in terms:
             words = t.words[lang]
             others = "".join(f'<span lang="{other}">{html.escape(w.term)}</span>' for other, w in t.words.items() if other != lang)
-            out += [f"### {_heading(words.term)} {{ #{t.id} }}", "", f'<p class="kb-term-other">{others}</p>', "", words.definition, ""]
+            out += [f"### {_heading(words.term)} {{ #{t.id} }}", "", f'<p class="kb-term-other">{others}</p>', "", words.markdown, ""]
             if t.related:
                 links = "、".join if lang == "ja" else ", ".join
                 related = links(f'<a href="#{r}">{html.escape(ctx.glossary.get(r).words[lang].term)}</a>' for r in t.related)
