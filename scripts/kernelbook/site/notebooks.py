@@ -33,11 +33,11 @@ import html
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import quote
 
 from ..records import Capture, write_atomic
-from . import objectives
+from . import objectives, unrendered
 from .book import Entry, load_book
 from .directives import CELL, Context, render_notebook
 from .escape import inert
@@ -102,10 +102,11 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
     url = _page_url(site_url, prefix, chapter)
     meta, body = front_matter(chapter_markdown)
     h1 = title(body) or chapter
+    before = chapter_markdown[: len(chapter_markdown) - len(body)].count("\n") if chapter_markdown.endswith(body) else 0
     body = _without_title(body)
     glossary_url = absolute(relative(page_url(glossary_page), f"{chapter}/"), url)
     ctx = Context(lang=lang, page=source or f"{chapter}/index.md", book=book, url=url,
-                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url)
+                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url, first_line=before)
 
     def words(text: str) -> str:
         return link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang)) if glossary else text
@@ -143,15 +144,18 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
         "nbformat": 4,
         "nbformat_minor": 5,
     }
-    return nb, list(ctx.errors)
+    left = [f"{ctx.page}: notebook {text}: reaches the notebook as written (a directive outside code must render)"
+            for text in unrendered.in_notebook(nb)]
+    return nb, list(ctx.errors) + left
 
 
 def _without_title(body: str) -> str:
-    """The page without its ``#`` title line (outside code): the title cell says it."""
+    """The page without its ``#`` title line (outside code): the title cell says it. Its line stays,
+    blank, so that what the render reports names the page's lines."""
     code = [(m.start(), m.end()) for m in FENCE.finditer(body)]
     for m in _TITLE_LINE.finditer(body):
         if not any(a <= m.start() < b for a, b in code):
-            return body[:m.start()] + body[m.end():]
+            return body[:m.start()] + "\n" * m.group(0).count("\n") + body[m.end():]
     return body
 
 
@@ -293,11 +297,12 @@ def book_glossary(settings: BookSettings) -> Glossary | None:
 
 
 def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glossary: Glossary | None = None,
-            figure: Draw | None = None) -> dict[Path, dict[str, Any]]:
+            figure: Draw | None = None, report: Callable[[str], None] | None = None) -> dict[Path, dict[str, Any]]:
     """Every notebook the book should have, by path: a pure function of each page, the book and its settings.
 
     ``glossary`` (default: the book's, read from its file) and ``figure`` (default: drawn
-    through the figure cache) let a build pass what it has already read.
+    through the figure cache) let a build pass what it has already read. ``report`` hears
+    each problem a notebook's render found (a directive that reaches it as written).
     """
     book = load_book(settings.root, settings.snippets_dir) if book is None else book
     glossary = book_glossary(settings) if glossary is None else glossary
@@ -305,10 +310,12 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
     found = {}
     for lang, chapter, page in chapters(settings):
         linked = glossary if glossary is not None and (settings.pages(lang) / settings.glossary_page).is_file() else None
-        found[page.parent / NAME] = notebook(
+        found[page.parent / NAME], errors = render(
             page.read_text(encoding="utf-8"), lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
             glossary=linked, glossary_page=settings.glossary_page, figure=figure,
             source=page.relative_to(settings.docs_dir).as_posix())
+        for problem in errors if report is not None else ():
+            report(problem)
     return found
 
 

@@ -37,7 +37,7 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins, unrendered
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
@@ -140,7 +140,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         try:
             check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
-            planned = glossary_site.planned_notebooks(settings, run.book, run.glossary)
+            planned = glossary_site.planned_notebooks(settings, run.book, run.glossary, report=self._report)
         except KernelbookError as exc:  # a snippet's name or bytes, a capture that cannot be read: one line
             raise BadInput(f"kernelbook: {exc}") from None
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
@@ -219,6 +219,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
             pages=pages,
             glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
+            first_line=_lines_before(page, markdown),
         )
         markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
@@ -243,6 +244,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
             _copy_download(page, config)
+        for text in unrendered.in_html(output):  # whatever put it there, a reader would see it as written
+            self._report(f"{page.file.src_uri}: {text}: reaches the built page as written "
+                         "(a directive outside code must render; show it as `code` to quote it)")
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
@@ -279,6 +283,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         settings = self.run.settings
         prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
         index = search.search_index
+        left = unrendered.in_search_index(index.entries)
+        if left:  # the pages' checks ran already: this is the last word
+            raise PluginError(f"kernelbook: {len(left)} directive(s) reach the search index as written, the first: "
+                              f"{left[0]} (a directive outside code must render)")
         try:
             by_language = search_index.split(index.entries, prefixes)
         except ValueError as exc:
@@ -349,6 +357,12 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if problem not in self.run.problems:
             self.run.problems.append(problem)
             log.error(problem)
+
+
+def _lines_before(page, markdown: str) -> int:
+    """How many lines of the page's file come before ``markdown`` (its front matter), so errors name the file's lines."""
+    source = getattr(page.file, "content_string", "") or ""
+    return source[: len(source) - len(markdown)].count("\n") if markdown and source.endswith(markdown) else 0
 
 
 def _warned(config) -> bool:
