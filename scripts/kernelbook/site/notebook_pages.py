@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shutil
 from pathlib import Path, PurePosixPath
 
 from mkdocs.structure.files import File
@@ -179,3 +180,16 @@ def _section_anchors(html: str, page) -> str:
 # page's output blocks do, instead of nbconvert's wrapping.
 _NOTEBOOK_STYLE = ("<style>.jupyter-wrapper .jp-OutputArea .jp-OutputArea-output pre"
                    "{white-space:pre;word-break:normal;word-wrap:normal;overflow-x:auto}</style>\n")
+
+
+def copy_download(page, config) -> None:
+    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
+    download = getattr(page.file, "download", None)
+    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
+        download.copy_file()
+        return
+    dest = Path(page.file.abs_dest_path)
+    folder = dest.parent.parent if config.use_directory_urls else dest.parent
+    target = folder / Path(page.file.abs_src_path).name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page.file.abs_src_path, target)

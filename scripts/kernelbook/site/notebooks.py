@@ -45,7 +45,7 @@ from .figure_cache import Draw, drawing, shown_drawing
 from .glossary import Glossary, load as load_glossary
 from .labels import label
 from .notebook_prose import absolute
-from .page_text import FENCE, front_matter, headings, strip_code, title
+from .page_text import FENCE, front_matter, headings, lines_before, strip_code, title
 from .sections import page_url, relative
 from .settings import BookSettings
 from .term_links import link_terms, notebook_link
@@ -102,7 +102,7 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
     url = _page_url(site_url, prefix, chapter)
     meta, body = front_matter(chapter_markdown)
     h1 = title(body) or chapter
-    before = chapter_markdown[: len(chapter_markdown) - len(body)].count("\n") if chapter_markdown.endswith(body) else 0
+    before = lines_before(chapter_markdown)
     body = _without_title(body)
     glossary_url = absolute(relative(page_url(glossary_page), f"{chapter}/"), url)
     ctx = Context(lang=lang, page=source or f"{chapter}/index.md", book=book, url=url,
@@ -144,9 +144,13 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
         "nbformat": 4,
         "nbformat_minor": 5,
     }
-    left = [f"{ctx.page}: notebook {text}: reaches the notebook as written (a directive outside code must render)"
+    return nb, list(ctx.errors) + left_as_written(nb, ctx.page)
+
+
+def left_as_written(nb: dict[str, Any], page: str) -> list[str]:
+    """What looks like a directive in the notebook's Markdown outside code, as problems naming the page and cell."""
+    return [f"{page}: notebook {text}: reaches the notebook as written (a directive outside code must render)"
             for text in unrendered.in_notebook(nb)]
-    return nb, list(ctx.errors) + left
 
 
 def _without_title(body: str) -> str:
@@ -302,7 +306,7 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
 
     ``glossary`` (default: the book's, read from its file) and ``figure`` (default: drawn
     through the figure cache) let a build pass what it has already read. ``report`` hears
-    each problem a notebook's render found (a directive that reaches it as written).
+    of each directive that reaches a notebook as written.
     """
     book = load_book(settings.root, settings.snippets_dir) if book is None else book
     glossary = book_glossary(settings) if glossary is None else glossary
@@ -310,12 +314,12 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
     found = {}
     for lang, chapter, page in chapters(settings):
         linked = glossary if glossary is not None and (settings.pages(lang) / settings.glossary_page).is_file() else None
-        found[page.parent / NAME], errors = render(
+        source = page.relative_to(settings.docs_dir).as_posix()
+        found[page.parent / NAME] = notebook(
             page.read_text(encoding="utf-8"), lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
-            glossary=linked, glossary_page=settings.glossary_page, figure=figure,
-            source=page.relative_to(settings.docs_dir).as_posix())
-        for problem in errors if report is not None else ():
-            report(problem)
+            glossary=linked, glossary_page=settings.glossary_page, figure=figure, source=source)
+        for problem in left_as_written(found[page.parent / NAME], source) if report is not None else ():
+            report(problem)  # the directives' own problems are the page's: its render reports them
     return found
 
 

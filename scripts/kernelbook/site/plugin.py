@@ -22,7 +22,6 @@ import logging
 import os
 import posixpath
 import re
-import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -42,6 +41,7 @@ from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
 from .labels import label
+from .page_text import lines_before
 from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
@@ -97,6 +97,11 @@ class BuildRun:
     @cached_property
     def renderers(self) -> dict[str, str | None]:
         return notebook_cache.versions()
+
+    @cached_property
+    def quoted(self) -> frozenset[str]:
+        """What looks like a directive in the captures' own strings: shown as their text, never a leftover."""
+        return unrendered.quoted(c for e in self.book.values() for c in (e.cuda, e.cpu) if c is not None)
 
 
 class KernelbookPlugin(BasePlugin[KernelbookConfig]):
@@ -219,7 +224,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             sections=lambda lang: section_index(pages(lang), lang, canonical(lang)),
             pages=pages,
             glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
-            first_line=_lines_before(page, markdown),
+            first_line=lines_before(getattr(page.file, "content_string", "") or ""),
         )
         markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
@@ -243,10 +248,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
-            _copy_download(page, config)
-        for text in unrendered.in_html(output):  # whatever put it there, a reader would see it as written
-            self._report(f"{page.file.src_uri}: {text}: reaches the built page as written "
-                         "(a directive outside code must render; show it as `code` to quote it)")
+            notebook_pages.copy_download(page, config)
+        for text in unrendered.in_html(output, self.run.quoted):  # whatever put it there, a reader would see it as written
+            self._report(f"{page.file.src_uri}: {text}: reaches the built page as written (a directive outside code must render)")
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
@@ -283,10 +287,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         settings = self.run.settings
         prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
         index = search.search_index
-        left = unrendered.in_search_index(index.entries)
-        if left:  # the pages' checks ran already: this is the last word
-            raise PluginError(f"kernelbook: {len(left)} directive(s) reach the search index as written, the first: "
-                              f"{left[0]} (a directive outside code must render)")
         try:
             by_language = search_index.split(index.entries, prefixes)
         except ValueError as exc:
@@ -359,12 +359,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             log.error(problem)
 
 
-def _lines_before(page, markdown: str) -> int:
-    """How many lines of the page's file come before ``markdown`` (its front matter), so errors name the file's lines."""
-    source = getattr(page.file, "content_string", "") or ""
-    return source[: len(source) - len(markdown)].count("\n") if markdown and source.endswith(markdown) else 0
-
-
 def _warned(config) -> bool:
     """A warning was logged in a strict build: MkDocs aborts it right after the last on_post_build."""
     from mkdocs.utils import CountHandler
@@ -391,19 +385,6 @@ def _base(page, chapter: str, config) -> str:
     folder = src.parent if src.stem in ("index", "README") or not config.use_directory_urls else src.parent / src.stem
     rel = posixpath.relpath(chapter, folder.as_posix() or ".")
     return "" if rel == "." else rel + "/"
-
-
-def _copy_download(page, config) -> None:
-    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
-    download = getattr(page.file, "download", None)
-    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
-        download.copy_file()
-        return
-    dest = Path(page.file.abs_dest_path)
-    folder = dest.parent.parent if config.use_directory_urls else dest.parent
-    target = folder / Path(page.file.abs_src_path).name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(page.file.abs_src_path, target)
 
 
 # static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes
