@@ -99,9 +99,11 @@ def test_a_failing_build_still_renders_the_notebook_it_would_write(book, tmp_pat
     BREAKAGES["claim_contradicted"](book)
     site = tmp_path / "site"
     mkdocs_build(book, site)
-    notebook = site / "ch01/notebook.ipynb"
-    if notebook.exists():  # the download beside the chapter page: the regenerated notebook, not docs/'s
-        assert "an edited capture" in notebook.read_text(encoding="utf-8")
+    notebook = site / "ch01/notebook.ipynb"  # the download beside the chapter page: the regenerated notebook, not docs/'s
+    assert notebook.is_file(), "the failing build wrote no notebook beside the chapter page"
+    assert "an edited capture" in notebook.read_text(encoding="utf-8")
+    page = site / "ch01/notebook/index.html"  # and the rendered notebook page shows it too
+    assert page.is_file() and "an edited capture" in page.read_text(encoding="utf-8")
     assert "an edited capture" not in (book / "docs/ja/ch01/notebook.ipynb").read_text(encoding="utf-8")
 
 

@@ -415,3 +415,79 @@ def test_read_pages_gives_every_page_but_the_index_with_its_url(tmp_path):
     write(tmp_path / "instructors.md", "# Teachers\n")
     found = read_pages(Path(tmp_path), "https://book/en")
     assert [(p.rel, p.url) for p in found] == [("index.md", "https://book/en/"), ("ch01/index.md", "https://book/en/ch01/")]
+
+
+# ---------------------------------------------------------------- claims that could never fail
+
+
+@pytest.mark.parametrize("text", [
+    "[[kb:launches ch09/toy != nan]]", "[[kb:launches ch09/toy < inf]]", "[[kb:launches ch09/toy >= -inf]]",
+    "[[kb:time ch09/toy#0 <= Infinity @cuda]]", "[[kb:value ch09/toy sizes == 1,2,NaN,8]]",
+    "[[kb:launches ch09/toy == 99 == 1]]", "[[kb:time ch09/toy#0 < 5 > #1]]",
+    "[[kb:kernel ch09/toy ~ ]]", "[[kb:kernel ch09/toy ~ @cuda]]", "[[kb:kernel ch09/toy]]",
+    "[[kb:launches ch09/toy whatever == 1]]", "[[kb:value ch09/toy @cpu]]", "[[kb:ratio ch09/toy > 1]]",
+])
+def test_a_claim_that_could_never_fail_is_an_error_naming_page_and_line(snippet, text):
+    """Every value passes `!= nan`, `< inf`, `>= -inf`; a second check, an empty pattern or ignored words check nothing.
+    Refused as written, even scoped to a device without a capture."""
+    cpu = capture("cpu", [[("a", 1)], [("b", 1)]], data=SWEEP)
+    _, ctx = page(f"Intro.\n\nIt launches {text} here.\n", book(snippet, cpu))
+    assert len(ctx.errors) == 1 and ctx.errors[0].startswith(f"en/ch09/index.md:3: {text}: "), ctx.errors
+    _, ctx = page(f"[[kb:predict {text[5:].split(None, 1)[1][:-2].replace('ch09/toy', 'ch09/toy launches', 1)}]]\n    Q?\n",
+                  book(snippet, cpu)) if text.startswith("[[kb:launches") else (None, None)
+    if ctx is not None:  # the same check as a prediction's answer
+        assert len(ctx.errors) == 1 and ctx.errors[0].startswith("en/ch09/index.md:1: [[kb:predict "), ctx.errors
+
+
+def test_claims_that_can_fail_still_read():
+    for kind, rest in [("launches", "ch01/s == 1"), ("value", "ch01/s rows.0.n <= 1e3"), ("kernel", "ch01/s#1 ~ fused @cpu"),
+                       ("ratio", "ch01/s a / b >= 0.5"), ("launches", "ch01/s#0..2 == 1,2,3"), ("device", "ch01/s ~ H100")]:
+        claims.parse(kind, rest, "t")
+
+
+# ---------------------------------------------------------------- directives inside a prediction
+
+
+BODY_CLAIMS = """[[kb:predict ch09/toy#0 launches == 2]]
+    How many? The first is [[kb:kernel ch09/toy#0 ~ a]].
+    ---
+    Two: [[kb:kernel ch09/toy#0 ~ b]], then [[kb:launches ch09/toy#1]] in the next session; `[[kb:kernel as written]]`.
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_directives_in_a_predictions_question_and_answer_render_on_the_page_and_in_the_notebook(snippet, lang):
+    from kernelbook.site.directives import render_notebook
+
+    cpu = capture("cpu", [[("a", 1), ("b", 1)], [("c", 7)]])
+    out, ctx = page(BODY_CLAIMS, book(snippet, cpu), lang)
+    assert ctx.errors == [], ctx.errors
+    assert 'The first is <code class="kb-kernel" title="a">a</code>.' in out
+    assert 'Two: <code class="kb-kernel" title="b">b</code>, then <span class="kb-value" title="cpu">7</span>' in out
+    assert "`[[kb:kernel as written]]`" in out and out.count("[[kb:") == 1  # inline code shows it as written
+    nctx = Context(lang=lang, page=f"{lang}/ch09/index.md", book=book(snippet, cpu), url="https://example.org/ch09/")
+    nb = render_notebook(BODY_CLAIMS, nctx)
+    assert nctx.errors == [] and "The first is <code>a</code>." in nb and "Two: <code>b</code>, then 7 in" in nb
+    assert nb.count("[[kb:") == 1
+
+
+def test_a_false_claim_in_a_predictions_answer_fails_naming_page_and_line(snippet):
+    cpu = capture("cpu", [[("a", 1), ("b", 1)], [("c", 7)]])
+    _, ctx = page("Intro.\n\n" + BODY_CLAIMS.replace("~ b]]", "~ fused_zzz]]").replace("#1]]", "#1 == 8]]"), book(snippet, cpu))
+    assert len(ctx.errors) == 2, ctx.errors
+    assert ctx.errors[0].startswith("en/ch09/index.md: [[kb:kernel ch09/toy#0 ~ fused_zzz]]: no kernel containing 'fused_zzz'")
+    assert ctx.errors[1].startswith("en/ch09/index.md: [[kb:launches ch09/toy#1 == 8]]: the cpu capture toy.cpu.json says 7")
+    _, ctx = page("Intro.\n\n" + BODY_CLAIMS.replace("[[kb:launches ch09/toy#1]]", "[[kb:launches ch09/toy#1"), book(snippet, cpu))
+    assert ctx.errors == ["en/ch09/index.md:6: [[kb:launches ch09/toy#1 in the next session; `: "
+                          "a directive left unclosed: end it with ]] on the same line (or show it as `code`)"], ctx.errors
+
+
+@pytest.mark.parametrize("lang, session, says", [
+    ("en", "#0", "(profiler session 1 of 3)"), ("en", "#-1", "(profiler session 3 of 3)"), ("en", "", "(profiler session 3 of 3)"),
+    ("en", "#1", "(profiler session 2 of 3)"), ("ja", "#0", "(profiler セッション 1 / 3)"), ("ja", "#-2", "(profiler セッション 2 / 3)"),
+])
+def test_an_answer_names_its_profiler_session_counting_from_one(snippet, lang, session, says):
+    """`#0` is the first of the capture's sessions: the reader reads "session 1 of 3", never "0 of 3"."""
+    cpu = capture("cpu", [[("a", 1)], [("b", 1)], [("c", 1)]])
+    out, ctx = page(f"[[kb:predict ch09/toy{session} launches == 1]]\n    Q?\n", book(snippet, cpu), lang)
+    assert ctx.errors == [] and says in out, out

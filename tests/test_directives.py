@@ -57,8 +57,8 @@ def test_unknown_and_misplaced_directives_name_page_and_text(toy):
     c = ctx()
     render_page("[[kb:nope x]]\n\ninline [[kb:shout x]] is a block\n", c, toy)
     assert c.errors == [
-        "en/toy.md: [[kb:nope x]]: not a directive kernelbook knows (block directives stand alone on their line)",
-        "en/toy.md: [[kb:shout x]]: not a directive kernelbook knows (block directives stand alone on their line)",
+        "en/toy.md:1: [[kb:nope x]]: not a directive kernelbook knows (block directives stand alone on their line)",
+        "en/toy.md:3: [[kb:shout x]]: not a directive kernelbook knows (block directives stand alone on their line)",
     ]
 
 
@@ -92,7 +92,7 @@ def test_a_notebook_renders_each_directive_by_its_notebook_function(toy):
     assert CELL.format(0) in out and c.cells == [CodeCell("ch01/x", "# q\n", "")] and "asked 'Why?'" in out
     assert "```md\n[[kb:shout x]]\n```" in out and c.errors == []  # code shows directives as written
     render_notebook("[[kb:nope]]\n", c, toy)
-    assert c.errors == ["en/toy.md: [[kb:nope]]: not a directive kernelbook knows (block directives stand alone on their line)"]
+    assert c.errors == ["en/toy.md:1: [[kb:nope]]: not a directive kernelbook knows (block directives stand alone on their line)"]
 
 
 def test_the_books_directives_are_the_registered_functions():
@@ -113,3 +113,98 @@ def test_a_new_claim_kind_is_one_function(monkeypatch):
     claim = claims.parse("wall", "ch01/x > 1", "[[kb:wall ch01/x > 1]]")
     assert (claim.snippet, claim.op, claim.expected) == ("ch01/x", ">", "1")
     assert claims.find("took [[kb:wall ch01/x]]")[0].kind == "wall"
+
+
+# ---------------------------------------------------------------- what a reader must never see
+
+
+@pytest.mark.parametrize("written", ["[[KB:twice ab]]", "[[Kb:shout x]]", "[[ kb:twice ab]]", "[[kb:twice ab]", "[[kb:twice ab",
+                                     "[[kb:nope]]", "[[kb:]]"])
+def test_anything_that_looks_like_a_directive_is_an_error_naming_page_and_line(toy, written):
+    """Any case, half-closed, unknown: none of it may reach a page or a notebook as written."""
+    for render in (render_page, render_notebook):
+        c = ctx()
+        render(f"# Title\n\nFirst paragraph.\n\nSay {written} here.\n", c, toy)
+        assert len(c.errors) == 1 and c.errors[0].startswith("en/toy.md:5: [[") and "kb:" in c.errors[0].lower(), c.errors
+
+
+def test_an_unclosed_inline_directive_keeps_the_paragraphs_after_it(toy):
+    """An inline directive's arguments stop at a blank line: one left open is an error, and nothing after it is lost."""
+    page = "Say [[kb:twice ab now.\n\nSecond paragraph, [[kb:twice cd]].\n\nThird paragraph.\n"
+    for render in (render_page, render_notebook):
+        c = ctx()
+        out = render(page, c, toy)
+        assert "Second paragraph, " in out and "Third paragraph." in out and "cdcd" in out or "[cd](cd.md)" in out
+        assert c.errors == ["en/toy.md:1: [[kb:twice ab now.: a directive left unclosed: end it with ]] on the same line "
+                            "(or show it as `code`)"]
+    c = ctx()
+    assert render_page("a [[kb:twice long\nargs]] b\n", c, toy) == "a long\nargslong\nargs b\n" and c.errors == []
+
+
+def test_the_line_counts_the_lines_before_the_rendered_markdown(toy):
+    c = Context(lang="en", page="en/toy.md", book={}, first_line=4)  # four lines of front matter
+    render_page("one\n\n[[kb:nope]]\n", c, toy)
+    assert c.errors[0].startswith("en/toy.md:7: [[kb:nope]]")
+
+
+@pytest.mark.parametrize("page", [
+    "Inline `[[kb:twice ab]]` code.\n",
+    "Inline ``[[kb:twice `ab`]]`` code, [[kb:twice ab]] too.\n",
+    "A paragraph.\n\n    [[kb:shout x]]\n    [[kb:nope\n\nAfter.\n",
+    "- a list item\n\n    !!! note\n\n        Text.\n\n            [[kb:nope]] indented in a box in a list\n",
+    "```md\n[[kb:shout x]]\n```\n",
+    "~~~\n[[KB:nope\n~~~\n",
+])
+def test_code_shows_directives_as_written_fenced_inline_or_indented(toy, page):
+    """Not expanded and not an error: the reader sees the directive as written, inside code."""
+    for render in (render_page, render_notebook):
+        c = ctx()
+        out = render(page, c, toy)
+        assert c.errors == [] and "SHOUT" not in out and "X\n" not in out, (out, c.errors)
+        for code in ("`[[kb:twice ab]]`", "``[[kb:twice `ab`]]``", "    [[kb:shout x]]", "[[kb:nope]] indented", "[[KB:nope"):
+            if code in page:
+                assert code in out
+
+
+def test_a_block_body_is_not_indented_code_and_its_directives_render(toy):
+    page = "[[kb:ask q]]\n    Question?\n\n    Second line [[kb:twice ab]].\n"
+    c = ctx()
+    assert "Second line [[kb:twice ab]]." in render_page(page, c, toy)  # the toy shows its body as written
+    assert c.errors == []
+
+
+# ---------------------------------------------------------------- what was built: pages, notebooks, the search index
+
+
+def test_a_built_page_shows_no_directive_outside_code():
+    from kernelbook.site import unrendered
+
+    assert unrendered.in_html('<p>one <code>[[kb:run x]]</code></p><pre><span>[[KB:run y</span></pre>') == []
+    assert unrendered.in_html('<span class="kb-error">&#91;&#91;kb:nope]]</span>') == []  # its own error says it
+    assert unrendered.in_html("<p>says [[kb:kernel ch01/x ~ a]] here</p>") == ["[[kb:kernel ch01/x ~ a]]"]
+    assert unrendered.in_html("<li>[[Kb:half open</li>") == ["[[Kb:half open"]
+    assert unrendered.in_html("<li>&#91;&#91;kb:x]] from a capture, made inert</li>") == []
+    assert unrendered.in_html('<a title="x">[[ kb:run]]</a>') == ["[[ kb:run]]"]
+
+
+def test_a_notebook_shows_no_directive_outside_code():
+    from kernelbook.site import unrendered
+
+    nb = {"cells": [
+        {"cell_type": "code", "id": "run-x", "source": ["print('[[kb:run x]]')\n"]},
+        {"cell_type": "markdown", "id": "a", "source": ["Quoted `[[kb:run x]]`.\n", "\n", "```md\n[[kb:run y]]\n```\n"]},
+        {"cell_type": "markdown", "id": "b", "source": ["Left [[kb:kernel ch01/x ~ a]] as written, ", "[[KB:open"]},
+    ]}
+    assert unrendered.in_notebook(nb) == ["cell b: [[kb:kernel ch01/x ~ a]]", "cell b: [[KB:open"]
+
+
+def test_what_a_capture_holds_is_its_text_not_a_leftover_directive():
+    """A run may print ``[[kb:...]]`` and a device name may hold it: set aside by its text, however a renderer writes it."""
+    from kernelbook.site import unrendered
+    from test_claims import capture
+
+    cpu = capture("cpu", [[("k[[kb:x]]<b>", 1)]], data={"said": "[[KB:run <y>]] and more"})
+    quoted = unrendered.quoted([cpu])
+    assert {"[[kb:x]]", "[[KB:run <y>]]", "[[KB:run &lt;y&gt;]]"} <= quoted
+    page = "<p>k[[kb:x]]&lt;b&gt; said [[KB:run &lt;y&gt;]] and more, but [[kb:nope]] and [[kb:x</p>"
+    assert unrendered.in_html(page, quoted) == ["[[kb:nope]]", "[[kb:x"]

@@ -686,3 +686,35 @@ def test_a_figure_for_one_device_must_say_what_it_shows():
         FigureKind("gpu_only", ("ch09/x",), nothing, nothing, device="cuda")
     with pytest.raises(ValueError, match="device is 'cuda', 'cpu' or None"):
         FigureKind("tpu_only", ("ch09/x",), nothing, nothing, device="tpu", subject={"ja": "x", "en": "x"})
+
+
+@pytest.mark.parametrize("layout", range(len(figures.LAYOUTS)))
+@pytest.mark.parametrize("lang", figures.LANGS)
+@pytest.mark.parametrize("committed", [True, False], ids=["committed-cpu", "crafted-cuda"])
+def test_sweep_draws_every_point_and_line_where_the_capture_puts_it(cpu, lang, layout, committed):
+    """Each series' markers and its line, point by point, at the row's length (x) and at its time or
+    bytes moved over time (y), both read back through the chart's own tick labels: a series drawn with
+    another's numbers, or a line that drops a point, fails."""
+    from test_figures_ch02 import centre, place, ticks  # reading a drawing back through its tick labels
+
+    captures = cpu if committed else {SWEEP: sweep_capture()}
+    rows = sorted(captures[SWEEP].data["rows"], key=lambda r: r["elements"])
+    series = {"eager": 5, "compiled": 3} | ({"copy": 2} if "copy_s" in rows[0] else {})
+    root = parse(figures.figure("sweep", lang, captures).svgs[layout])
+    charts = {c.get("data-chart"): c for c in with_class(root, "kb-chart")}
+    assert set(charts) == {"time", "bandwidth"}
+    for name, chart in charts.items():
+        marks = ticks(chart)
+        groups = {g.get("class"): g for g in chart.findall(SVG + "g") if (g.get("class") or "").startswith("kb-") and g.find(SVG + "polyline") is not None}
+        assert list(groups) == [f"kb-{s}" for s in series], name
+        for one, arrays in series.items():
+            group = groups[f"kb-{one}"]
+            line = [tuple(map(float, p.split(","))) for p in group.find(SVG + "polyline").get("points").split()]
+            points = [p for p in with_class(group, "kb-point") if p.get("data-series") == one]
+            assert [int(p.get("data-elements")) for p in points] == [r["elements"] for r in rows], (name, one)
+            assert len(line) == len(rows) and [pytest.approx(centre(p), abs=0.15) for p in points] == line, (name, one)
+            for (x, y), row in zip(line, rows):
+                seconds = row[f"{one}_s"]
+                value = seconds if name == "time" else arrays * row["elements"] * 4 / seconds
+                assert x == pytest.approx(place(marks["x"], row["elements"]), abs=0.15), (name, one, row)
+                assert y == pytest.approx(place(marks["y"], value), abs=0.15), (name, one, row)

@@ -37,7 +37,10 @@ UNITS = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2**10, "Mi": 2**2
 
 
 def number(label: str) -> float:
-    """A tick label as a number: "10 GB/s", "100 MFLOP/s", "8 KiB", "1k", "0.01", "15"."""
+    """A tick label as a number: "10 GB/s", "100 MFLOP/s", "8 KiB", "1k", "0.01", "15", "10 µs"."""
+    duration = re.fullmatch(r"([\d.,]+)\s*(ns|µs|ms|s)", label.strip())
+    if duration:
+        return float(duration.group(1).replace(",", "")) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1}[duration.group(2)]
     m = re.fullmatch(r"([\d.,]+)\s*(Ki|Mi|Gi|k|M|G|T)?\s*(B/s|FLOP/s|B)?", label.strip())
     assert m, f"cannot read tick label {label!r}"
     return float(m.group(1).replace(",", "")) * UNITS[m.group(2) or ""]

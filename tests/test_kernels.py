@@ -310,10 +310,10 @@ def test_cpu_traces_through_cli(cpu_traces):
 # ---------------------------------------------------------------- the CLI
 
 
-def _bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
-    """name -> (file, a word the one-line message must contain)."""
-    real = (ROOT.parent / "shared/fixtures/real-traces" / SIMPLE_ADD)
-    gz = real.read_bytes() if real.is_file() else gzip.compress(b'{"traceEvents": []}' * 4000)
+def _bad_inputs(tmp: Path, real_traces: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (file, a word the one-line message must contain). The truncated gzip is half of a real
+    trace from the checkout's fixtures (``real_traces``), never a made-up stand-in."""
+    gz = (real_traces / SIMPLE_ADD).read_bytes()
     cases = {
         "not_json": ("notes.json", b"this is not json at all\n", "not JSON"),
         "truncated_gzip": ("cut.json.gz", gz[: len(gz) // 2], "gzip"),
@@ -333,8 +333,8 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
 
 @pytest.mark.parametrize("case", ["not_json", "truncated_gzip", "no_trace_events", "empty_trace", "missing", "folder",
                                   "capture_of_other_schema"])
-def test_cli_bad_input_is_one_line_exit_2(tmp_path, case):
-    path, word = _bad_inputs(tmp_path)[case]
+def test_cli_bad_input_is_one_line_exit_2(tmp_path, real_traces, case):
+    path, word = _bad_inputs(tmp_path, real_traces)[case]
     done = run_cli("kernels", str(path))
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr

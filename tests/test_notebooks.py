@@ -407,6 +407,11 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
     assert page_html.count('src="data:image/svg+xml;base64,') == 3 and page_html.count("<details>") == 8  # figures and answers
     assert "<blockquote>" in page_html and "kb-term" not in page_html  # the note, as a quotation
     assert label("nb_download", lang) in page_html and "colab.research.google.com/github/" in page_html
+    # the whole Colab link, from what mkdocs.yml names (not from the code under test): repository, branch, file
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    repository, branch = (re.search(rf"^\s+{key}:\s*(\S+)", config, re.M).group(1) for key in ("repository", "branch"))
+    colab = f"https://colab.research.google.com/github/{repository}/blob/{branch}/docs/{lang}/{CHAPTER}/notebook.ipynb"
+    assert re.findall(r'href="(https://colab\.research\.google\.com/[^"]*)"', page_html) == [colab]
     for tag in re.findall(r"<script\b[^>]*>", page_html):  # nothing fetched from outside the site
         src = re.search(r'src="([^"]*)"', tag)
         assert src is None or (src.group(1) and not re.match(r"(https?:)?//", src.group(1))), tag

@@ -103,6 +103,79 @@ def test_twin_drift_fails_the_build(book, tmp_path):
     assert "anchors differ" in log
 
 
+LOOKS_LIKE = re.compile(r"\[\[\s*kb\s*:", re.IGNORECASE)  # the test's own reading: any case, closed or not
+
+
+def _prose_of_html(markup: str) -> str:
+    """What a reader reads of ``markup`` outside code (and outside scripts and styles, which are not shown)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(markup, "html.parser")
+    for tag in soup.find_all(["pre", "code", "script", "style"]):
+        tag.decompose()
+    return soup.get_text(" ")
+
+
+def test_no_directive_reaches_a_built_page_a_notebook_or_the_search_index_as_written(built_site):
+    """Every HTML page, both search indexes and every committed notebook: no ``[[kb:`` outside code."""
+    pages = sorted(built_site.rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        found = LOOKS_LIKE.findall(_prose_of_html(page.read_text(encoding="utf-8")))
+        assert not found, f"{page.relative_to(built_site)} shows a directive as written"
+    indexes = sorted(built_site.rglob("search_index.json"))
+    assert len(indexes) == 2
+    for index in indexes:
+        for entry in json.loads(index.read_text(encoding="utf-8"))["docs"]:
+            assert not LOOKS_LIKE.search(_prose_of_html(entry["title"]) + _prose_of_html(entry["text"])), entry["location"]
+    notebooks = sorted((ROOT / "docs").rglob("notebook.ipynb"))
+    assert len(notebooks) >= 8
+    for path in notebooks:
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":
+                prose = re.sub(r"^(```|~~~).*?^\1", "", "".join(cell["source"]), flags=re.M | re.S)
+                prose = re.sub(r"(`+).+?\1", "", prose)
+                assert not LOOKS_LIKE.search(prose), f"{path.relative_to(ROOT)}: cell {cell['id']}"
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_quiz_answers_show_the_captured_kernel_names(built_site, lang):
+    """A claim in a prediction's answer renders like any other: the kernel the capture ran, by its short name."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup((built_site / ("" if lang == "ja" else "en") / "ch01" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    answers = [box for box in page.select("details.success")]
+    assert len(answers) >= 7
+    shown = [code.get_text() for box in answers for code in box.select("code.kb-kernel")]
+    for snippet, session, needle in (("ex_sigmoid", 1, "fused_add_mul_sigmoid"), ("ex_sum", 1, "cpp_fused_sum")):
+        raw = json.loads((ROOT / "snippets" / "ch01" / "captures" / f"{snippet}.cpu.json").read_text())
+        name = next(k["name"] for k in raw["sessions"][session]["kernels"] if needle in k["name"])
+        assert re.sub(r"^graph_\d+_", "", name) in shown or name in shown, (name, shown)  # shown without inductor's graph prefix
+    sessions = "profiler session 2 of 2" if lang == "en" else "profiler セッション 2 / 2"
+    assert sessions in page.get_text()  # counted from one, as a reader counts
+
+
+def test_a_directive_that_does_not_render_fails_the_build_naming_page_and_line(book, tmp_path):
+    """Unknown, upper-case, unclosed, in a prediction's answer, in the front matter's objectives (which no
+    directive render reads: the built page's check finds it), a check that can never fail."""
+    ja = book / "docs/ja/ch01/index.md"  # the language built first
+    text = ja.read_text(encoding="utf-8")
+    assert "~ fused_add_mul_sigmoid]]" in text and "objectives:\n  - " in text
+    text = text.replace("~ fused_add_mul_sigmoid]]", "~ fused_nothing_like_it]]")  # a false claim inside a quiz answer
+    line = text.count("\n") + 2
+    text += ("\nIt launches [[KB:launches ch01/eager_profile == 2]] kernels, [[kb:launches ch01/eager_profile != nan]] "
+             "and [[kb:launches ch01/eager_profile == 2\n\nThis paragraph must stay. `[[kb:quoted as written]]`\n")
+    ja.write_text(text.replace("objectives:\n  - ", "objectives:\n  - 目標 [[kb:nope]] ", 1), encoding="utf-8")
+    log = build_fails(book, tmp_path)
+    assert "ja/ch01/index.md: [[kb:kernel ch01/ex_sigmoid#1 ~ fused_nothing_like_it]]: no kernel containing 'fused_nothing_like_it'" in log
+    assert f"ja/ch01/index.md:{line}: [[KB:launches ch01/eager_profile == 2]]: not a directive kernelbook knows" in log
+    assert f"ja/ch01/index.md:{line}: [[kb:launches ch01/eager_profile != nan]]: `!= nan` compares with nan" in log
+    assert f"ja/ch01/index.md:{line}: [[kb:launches ch01/eager_profile == 2: a directive left unclosed" in log
+    assert "ja/ch01/index.md: [[kb:nope]]: reaches the built page as written" in log  # the objectives bypass the render
+    assert "ja/ch01/index.md: notebook cell objectives: [[kb:nope]]: reaches the notebook as written" in log
+    assert "quoted as written" not in log  # inline code shows it, as written
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from . import options
 from .errors import KernelbookError, printable
 from .processes import Stopped, exit_status, stop_on_signals
 
@@ -42,22 +42,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
     if args.patterns and not chosen:
         raise KernelbookError(f"no snippet matches {' '.join(args.patterns)!s} under {root / 'snippets'}")
     if args.shard is not None:  # `--shard=` (empty) is an error, not "all"
-        k, n = _parse_shard(args.shard)
+        k, n = options.shard(args.shard)
         chosen = shard(chosen, k, n)
     outcomes = capture(root, chosen, args.device, force=args.force, jobs=args.jobs, timeout=args.timeout)
     if outcomes:
         print(summary(outcomes, root), file=sys.stderr)
     return 1 if any(not o.ok for o in outcomes) else 0
-
-
-def _parse_shard(text: str) -> tuple[int, int]:
-    try:
-        k, n = (int(x) for x in text.split("/"))
-        if n < 1 or not 1 <= k <= n:
-            raise ValueError
-    except ValueError:
-        raise KernelbookError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 2/4") from None
-    return k, n
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -246,12 +236,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .processes import die_with_parent
 
     root = project_root()
-    host, port = _dev_addr(args.dev_addr)
+    host, port = options.dev_addr(args.dev_addr)
     check_inputs(root)  # a broken snippet or capture: one line now, not a failing first build
     from .site.commands import check_glossary
 
     check_glossary(root)
-    _check_port_free(host, port)
+    options.check_port_free(host, port)
     env = dict(os.environ, NO_MKDOCS_2_WARNING=os.environ.get("NO_MKDOCS_2_WARNING", "1"))
     proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr], cwd=root, env=env,
                             preexec_fn=die_with_parent)
@@ -267,57 +257,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
 
 
-def _dev_addr(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    try:
-        number = int(port)
-        if not host or not 0 < number < 65536:
-            raise ValueError
-    except ValueError:
-        raise KernelbookError(f"--dev-addr {text!r}: expected HOST:PORT, e.g. 127.0.0.1:8000") from None
-    return host.strip("[]"), number
-
-
-def _check_port_free(host: str, port: int) -> None:
-    """Bind the address as the server will (SO_REUSEADDR, like MkDocs' server): taken is one line, exit 2."""
-    import socket
-
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise KernelbookError(f"--dev-addr {host}:{port}: cannot resolve {host!r} ({exc.strerror})") from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            raise KernelbookError(f"port {port} on {host} is not free ({exc.strerror}): another server holds it? "
-                                  "Stop it, or pick another with --dev-addr HOST:PORT") from None
-
-
-def positive_int(text: str) -> int:
-    """``--jobs``: a whole number of at least 1 (argparse turns the error into a usage line, exit 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected at least 1")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    """``--timeout``: a finite number of seconds above 0 (not -1, 0, nan or inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
-    return value
-
-
 SITE_COMMANDS = ("build", "serve", "notebooks", "edition")  # the only ones that import kernelbook.site (mkdocs)
 
 
@@ -329,8 +268,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("patterns", nargs="*", metavar="PATTERN", help="only snippets whose id or path contains this")
     c.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto", help="auto: CUDA if present, else CPU")
     c.add_argument("--force", action="store_true", help="re-run even fresh captures")
-    c.add_argument("--jobs", type=positive_int, default=None, help="snippets at a time (default 1: snippets timed side by side disturb each other's timings)")
-    c.add_argument("--timeout", type=positive_seconds, default=900.0, help="seconds per snippet (default 900)")
+    c.add_argument("--jobs", type=options.positive_int, default=None, help="snippets at a time (default 1: snippets timed side by side disturb each other's timings)")
+    c.add_argument("--timeout", type=options.positive_seconds, default=900.0, help="seconds per snippet (default 900)")
     c.add_argument("--shard", metavar="K/N", help="only shard K of N (stable split by snippet id)")
     c.set_defaults(func=cmd_capture)
 
@@ -368,8 +307,8 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="capture what is stale on the best device, then mkdocs build --strict")
     b.add_argument("--no-capture", action="store_true", help="run nothing, write nothing into docs/: render what is committed")
-    b.add_argument("--jobs", type=positive_int, default=None)
-    b.add_argument("--timeout", type=positive_seconds, default=900.0)
+    b.add_argument("--jobs", type=options.positive_int, default=None)
+    b.add_argument("--timeout", type=options.positive_seconds, default=900.0)
     b.set_defaults(func=cmd_build)
 
     e = sub.add_parser("edition", help="cut an edition (YYYY.MM: version set, committed, tagged edition-YYYY.MM), or publish, list or delete editions on the gh-pages branch, with mike",

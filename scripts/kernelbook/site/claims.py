@@ -39,6 +39,7 @@ OPS: dict[str, Callable[[Any, Any], bool]] = {
 # `OP VALUE` at the end of a claim; VALUE a "quoted string" or one word
 _CHECK = re.compile(r'^(.*?)\s*(==|!=|>=|<=|>|<|~)\s*("[^"]*"|[^\s"]+)$')
 _SELECT = re.compile(r"^(-?\d+)(?:\.\.(-?\d+))?$")
+_NOT_FINITE = re.compile(r"[+-]?(?:nan|inf(?:inity)?)", re.IGNORECASE)  # what float() reads as no number or no bound
 DEVICES = ("cuda", "cpu")
 LIST_SEP = {"en": ", ", "ja": "、"}
 
@@ -81,18 +82,19 @@ class Kind:
     checks: bool = True  # takes a trailing `OP VALUE`
     code: bool = False  # shown as code (a kernel name), the full value as its tooltip
     sessions: bool = False  # reads one profiling session: takes #N and #A..B
+    args: str = ""  # what its ARGS are ("a key of the results"); "": it takes none
 
 
 KINDS: dict[str, Kind] = {}
 
 
 def kind(name: str, *, show: Callable[[Claim, Any, str], str] = show_plain, checks: bool = True,
-         code: bool = False, sessions: bool = False):
+         code: bool = False, sessions: bool = False, args: str = ""):
     """Register ``read(claim, capture) -> value`` as claim kind ``name`` (``[[kb:NAME SNIPPET ...]]``)."""
     def register(read: Callable[[Claim, Capture], Any]) -> Callable[[Claim, Capture], Any]:
         if name in KINDS:
             raise ValueError(f"claim kind {name!r} is registered twice")
-        KINDS[name] = Kind(name, read, show, checks, code, sessions)
+        KINDS[name] = Kind(name, read, show, checks, code, sessions, args)
         return read
     return register
 
@@ -122,7 +124,7 @@ def launches(claim: Claim, capture: Capture) -> int:
     return session_of(claim, capture).launches
 
 
-@kind("kernel", checks=False, code=True, sessions=True, show=lambda claim, got, lang: short_name(got))
+@kind("kernel", checks=False, code=True, sessions=True, show=lambda claim, got, lang: short_name(got), args="`~ TEXT`, the text the kernel's name contains")
 def kernel(claim: Claim, capture: Capture) -> str:
     session = session_of(claim, capture)
     needle = claim.args.lstrip("~").strip()
@@ -167,12 +169,12 @@ def quoted_line(text: str, needle: str) -> str:
     return next((line for line in lines if needle in line), lines[0] + " …")
 
 
-@kind("value", show=_show_value)
+@kind("value", show=_show_value, args="a key of the snippet's results")
 def value_of(claim: Claim, capture: Capture) -> Any:
     return lookup(capture.data, claim.args, claim, capture)
 
 
-@kind("ratio", show=lambda claim, got, lang: format_ratio(got, lang))
+@kind("ratio", show=lambda claim, got, lang: format_ratio(got, lang), args="`A / B`, two keys of the snippet's results")
 def ratio(claim: Claim, capture: Capture) -> float:
     top, _, bottom = claim.args.partition("/")
     if not bottom:
@@ -235,12 +237,26 @@ def parse(kind_name: str, rest: str, text: str) -> Claim:
     if op == "~" and not expected:
         raise ClaimError(f"{text}: `~` needs the text to look for")
     claim = Claim(kind_name, snippet, tail.strip(), op, expected, text, session, until, scope)
+    _can_fail(claim, spec)
     if claim.is_range and op not in (None, "==", "!="):
         raise ClaimError(f"{text}: a range of sessions is a list: check it with == or != and a comma list (== 1,2,4,8)")
     if expected is not None and expected.startswith("#") and (not spec.sessions or claim.is_range or not _SELECT.match(expected[1:])):
         raise ClaimError(f"{text}: `{op} {expected}` compares with another profiling session, which only a "
                          f"one-session claim of {', '.join(k for k, s in KINDS.items() if s.sessions)} can do")
     return claim
+
+
+def _can_fail(claim: Claim, spec: Kind) -> None:
+    """A claim that could never fail is refused: a check every value passes, or words a check ignores."""
+    text, args = claim.text, claim.args
+    if spec.checks and any(word in OPS for word in args.split()):
+        raise ClaimError(f"{text}: one check per claim (`OP VALUE` at the end): the `{args}` before it would be ignored")
+    if (not spec.args and args) or (spec.args and not args.lstrip("~").strip()):
+        raise ClaimError(f"{text}: `{spec.name}` " + (f"needs {spec.args}" if spec.args else f"takes no arguments, so `{args}` would be ignored"))
+    infinite = next((item for item in (claim.expected or "").split(",") if _NOT_FINITE.fullmatch(item.strip())), None)
+    if infinite is not None:
+        raise ClaimError(f"{text}: `{claim.op} {claim.expected}` compares with {infinite}, which no captured number can "
+                         "contradict (or match): write a finite number")
 
 
 def _selector(snippet: str, spec: Kind, text: str) -> tuple[str, int | None, int | None]:

@@ -37,14 +37,16 @@ def read(settings: BookSettings, report: Callable[[str], None]) -> Glossary | No
     return glossary
 
 
-def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: Glossary | None) -> dict[Path, dict[str, Any]]:
+def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: Glossary | None,
+                      report=None) -> dict[Path, dict[str, Any]]:
     """Every chapter notebook the build makes, terms linked with ``glossary``, figures from the cache;
-    none while the book's glossary is wrong (reported already: no notebook links terms with it)."""
+    none while the book's glossary is wrong (reported already: no notebook links terms with it).
+    ``report`` hears what a notebook's render found wrong."""
     if not settings.notebooks or (settings.glossary is not None and glossary is None):
         return {}
     drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
         "kernelbook: drew figure %s (%s) for a notebook", name, lang))
-    return notebooks.planned(settings, book, glossary=glossary, figure=drawing)
+    return notebooks.planned(settings, book, glossary=glossary, figure=drawing, report=report)
 
 
 def without_data(files, settings: BookSettings):

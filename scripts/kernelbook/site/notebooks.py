@@ -33,11 +33,11 @@ import html
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import quote
 
 from ..records import Capture, write_atomic
-from . import objectives
+from . import objectives, unrendered
 from .book import Entry, load_book
 from .directives import CELL, Context, render_notebook
 from .escape import inert
@@ -45,7 +45,7 @@ from .figure_cache import Draw, drawing, shown_drawing
 from .glossary import Glossary, load as load_glossary
 from .labels import label
 from .notebook_prose import absolute
-from .page_text import FENCE, front_matter, headings, strip_code, title
+from .page_text import FENCE, front_matter, headings, lines_before, strip_code, title
 from .sections import page_url, relative
 from .settings import BookSettings
 from .term_links import link_terms, notebook_link
@@ -102,10 +102,11 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
     url = _page_url(site_url, prefix, chapter)
     meta, body = front_matter(chapter_markdown)
     h1 = title(body) or chapter
+    before = lines_before(chapter_markdown)
     body = _without_title(body)
     glossary_url = absolute(relative(page_url(glossary_page), f"{chapter}/"), url)
     ctx = Context(lang=lang, page=source or f"{chapter}/index.md", book=book, url=url,
-                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url)
+                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url, first_line=before)
 
     def words(text: str) -> str:
         return link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang)) if glossary else text
@@ -143,15 +144,22 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
         "nbformat": 4,
         "nbformat_minor": 5,
     }
-    return nb, list(ctx.errors)
+    return nb, list(ctx.errors) + left_as_written(nb, ctx.page)
+
+
+def left_as_written(nb: dict[str, Any], page: str) -> list[str]:
+    """What looks like a directive in the notebook's Markdown outside code, as problems naming the page and cell."""
+    return [f"{page}: notebook {text}: reaches the notebook as written (a directive outside code must render)"
+            for text in unrendered.in_notebook(nb)]
 
 
 def _without_title(body: str) -> str:
-    """The page without its ``#`` title line (outside code): the title cell says it."""
+    """The page without its ``#`` title line (outside code): the title cell says it. Its line stays,
+    blank, so that what the render reports names the page's lines."""
     code = [(m.start(), m.end()) for m in FENCE.finditer(body)]
     for m in _TITLE_LINE.finditer(body):
         if not any(a <= m.start() < b for a, b in code):
-            return body[:m.start()] + body[m.end():]
+            return body[:m.start()] + "\n" * m.group(0).count("\n") + body[m.end():]
     return body
 
 
@@ -293,11 +301,12 @@ def book_glossary(settings: BookSettings) -> Glossary | None:
 
 
 def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glossary: Glossary | None = None,
-            figure: Draw | None = None) -> dict[Path, dict[str, Any]]:
+            figure: Draw | None = None, report: Callable[[str], None] | None = None) -> dict[Path, dict[str, Any]]:
     """Every notebook the book should have, by path: a pure function of each page, the book and its settings.
 
     ``glossary`` (default: the book's, read from its file) and ``figure`` (default: drawn
-    through the figure cache) let a build pass what it has already read.
+    through the figure cache) let a build pass what it has already read. ``report`` hears
+    of each directive that reaches a notebook as written.
     """
     book = load_book(settings.root, settings.snippets_dir) if book is None else book
     glossary = book_glossary(settings) if glossary is None else glossary
@@ -305,10 +314,12 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
     found = {}
     for lang, chapter, page in chapters(settings):
         linked = glossary if glossary is not None and (settings.pages(lang) / settings.glossary_page).is_file() else None
+        source = page.relative_to(settings.docs_dir).as_posix()
         found[page.parent / NAME] = notebook(
             page.read_text(encoding="utf-8"), lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
-            glossary=linked, glossary_page=settings.glossary_page, figure=figure,
-            source=page.relative_to(settings.docs_dir).as_posix())
+            glossary=linked, glossary_page=settings.glossary_page, figure=figure, source=source)
+        for problem in left_as_written(found[page.parent / NAME], source) if report is not None else ():
+            report(problem)  # the directives' own problems are the page's: its render reports them
     return found
 
 

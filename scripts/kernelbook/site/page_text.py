@@ -62,3 +62,10 @@ def front_matter(markdown: str) -> tuple[dict, str]:
 
     body, meta = get_data(markdown)
     return (meta if isinstance(meta, dict) else {}), body
+
+
+def lines_before(source: str) -> int:
+    """How many lines of a page's file ``source`` come before its Markdown (its front matter), so
+    that messages name the file's lines; 0 without front matter."""
+    _, body = front_matter(source)
+    return source[: len(source) - len(body)].count("\n") if body and source.endswith(body) else 0

@@ -36,11 +36,12 @@ from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import editions, glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import editions, glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins, unrendered
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
 from .labels import label
+from .page_text import lines_before
 from .sections import read_pages, relative, section_index
 from .settings import BookSettings, from_config
 
@@ -98,6 +99,11 @@ class BuildRun:
     def renderers(self) -> dict[str, str | None]:
         return notebook_cache.versions()
 
+    @cached_property
+    def quoted(self) -> frozenset[str]:
+        """What looks like a directive in the captures' own strings: shown as their text, never a leftover."""
+        return unrendered.quoted(c for e in self.book.values() for c in (e.cuda, e.cpu) if c is not None)
+
 
 class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     run: BuildRun | None = None
@@ -147,7 +153,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         try:
             check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
-            planned = glossary_site.planned_notebooks(settings, run.book, run.glossary)
+            planned = glossary_site.planned_notebooks(settings, run.book, run.glossary, report=self._report)
         except KernelbookError as exc:  # a snippet's name or bytes, a capture that cannot be read: one line
             raise BadInput(f"kernelbook: {exc}") from None
         for entry in run.book.values():  # not errors, but a maintainer should hear of them
@@ -224,6 +230,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             pages=pages,
             glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
             edition_changes=lambda lang: editions.page(run.settings, run.edition, lang, pages(lang), self._report),
+            first_line=lines_before(getattr(page.file, "content_string", "") or ""),
         )
         markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         rendered = render_page(markdown, ctx)
@@ -248,6 +255,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
             notebook_pages.copy_download(page, config)
+        for text in unrendered.in_html(output, self.run.quoted):  # whatever put it there, a reader would see it as written
+            self._report(f"{page.file.src_uri}: {text}: reaches the built page as written (a directive outside code must render)")
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]

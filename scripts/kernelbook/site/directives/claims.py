@@ -20,8 +20,8 @@ def read(d: Directive, ctx: Context) -> claims.Reading | str:
     """The inline claim parsed, checked and read; or what the page shows instead (an error marker, or nothing)."""
     try:
         claim = claims.parse(d.name, d.arg, d.text)
-    except claims.ClaimError as exc:
-        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
+    except claims.ClaimError as exc:  # it does not parse: the page and the line
+        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "), line=d.line)
     reading = evaluate(claim, ctx)
     return "" if reading is None else reading
 

@@ -55,6 +55,7 @@ class Context:
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     said: set[str] = field(default_factory=set)  # notices already given in full on this page
     counts: dict[str, int] = field(default_factory=dict)  # numbering on this page (questions)
+    first_line: int = 0  # lines of the page's file before the Markdown rendered (front matter; a body's place)
 
     def next(self, what: str) -> int:
         """1, 2, 3, ... for each ``what`` on this page."""
@@ -68,9 +69,10 @@ class Context:
         self.cells.append(cell)
         return "\n\n" + CELL.format(len(self.cells) - 1) + "\n\n"
 
-    def error(self, where: str, message: str) -> str:
-        """Record a problem (the build fails, naming page, directive and message); an inline marker for the page."""
-        self.errors.append(f"{self.page}: {where}: {message}")
+    def error(self, where: str, message: str, *, line: int = 0) -> str:
+        """Record a problem (the build fails, naming page, directive and message, and the line when
+        given: ``en/ch01/index.md:12: [[kb:...]]: ...``); an inline marker for the page."""
+        self.errors.append(f"{self.page}{f':{line}' if line else ''}: {where}: {message}")
         return f'<span class="kb-error">{html.escape(where).replace("[", "&#91;")}</span>'
 
     def entry(self, snippet: str, where: str) -> Entry | None:

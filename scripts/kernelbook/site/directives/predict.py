@@ -15,12 +15,15 @@ failing check fails the build naming the page and the question.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .. import claims
 from ..escape import inert
 from ..labels import label
 from .claims import evaluate, needs_capture
 from .context import Context
 from .notebook_render import render_notebook
+from .page_render import render_page
 from .registry import Directive, block
 from .run import indent, provenance_text
 
@@ -38,39 +41,45 @@ def claim_of(d: Directive) -> claims.Claim:
     return claim
 
 
-def _asked(d: Directive, ctx: Context) -> tuple[str, str, claims.Reading, int] | str:
-    """The question, its explanation, the claim's reading and the question's number; or what the page shows instead."""
+def _asked(d: Directive, ctx: Context, render) -> tuple[str, str, claims.Reading, int] | str:
+    """The question and its explanation, each rendered by ``render`` (their directives too), the
+    claim's reading and the question's number; or what the page shows instead."""
     try:
         claim = claim_of(d)
     except claims.ClaimError as exc:
-        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "))
-    question, explanation = split_body(d.body)
+        return ctx.error(d.text, str(exc).removeprefix(d.text + ": "), line=d.line)
+    question, explanation, after = split_body(d.body)
     if not question:
-        return ctx.error(d.text, "the question goes below it, indented four spaces")
+        return ctx.error(d.text, "the question goes below it, indented four spaces", line=d.line)
     reading = evaluate(claim, ctx)
     if reading is None:
         return ""
-    return question, explanation, reading, ctx.next("question")
+    n = ctx.next("question")
+    at = d.body_line - 1 if d.body_line else 0  # the body's lines, as the page numbers them
+    question = render(question, dataclasses.replace(ctx, first_line=at))
+    if explanation:
+        explanation = render(explanation, dataclasses.replace(ctx, first_line=at + after if at else 0))
+    return question, explanation, reading, n
 
 
 def predict_notebook(d: Directive, ctx: Context) -> str:
     """The question, then the answer in a closed ``<details>`` (Jupyter, Colab and GitHub open it on a click)."""
-    found = _asked(d, ctx)
+    found = _asked(d, ctx, render_notebook)
     if isinstance(found, str):
         return found
     question, explanation, reading, n = found
     answer = ["\n".join(line for line in _answer(reading, ctx.lang) if not line.startswith("{:"))]  # no attribute lists
     if explanation:
-        answer += [render_notebook(explanation, ctx)]
+        answer += [explanation]
     if reading.capture is not None:
         answer.append(f"<sub>{provenance_text(reading.capture, ctx.lang)}</sub>")
-    return "\n\n".join([f'**{label("question", ctx.lang, n=n)}**', render_notebook(question, ctx),
+    return "\n\n".join([f'**{label("question", ctx.lang, n=n)}**', question,
                          f'<details>\n<summary>{label("answer", ctx.lang)}</summary>', *answer, "</details>"]) + "\n"
 
 
 @block("predict", notebook=predict_notebook, body=True)
 def predict(d: Directive, ctx: Context) -> str:
-    found = _asked(d, ctx)
+    found = _asked(d, ctx, render_page)
     if isinstance(found, str):
         return found
     question, explanation, reading, n = found
@@ -84,13 +93,16 @@ def predict(d: Directive, ctx: Context) -> str:
     return "\n".join([f'!!! question kb-predict "{label("question", ctx.lang, n=n)}"', "", indent("\n".join(body)), ""])
 
 
-def split_body(body: str) -> tuple[str, str]:
-    """The question, and the explanation after a line that is exactly ``---`` (if any)."""
+def split_body(body: str) -> tuple[str, str, int]:
+    """The question, the explanation after a line that is exactly ``---`` (if any), and how many
+    lines of the body come before the explanation's first."""
     lines = body.splitlines()
     if "---" in lines:
         cut = lines.index("---")
-        return "\n".join(lines[:cut]).strip(), "\n".join(lines[cut + 1:]).strip()
-    return body.strip(), ""
+        rest = lines[cut + 1:]
+        blank = next((i for i, line in enumerate(rest) if line.strip()), len(rest))
+        return "\n".join(lines[:cut]).strip(), "\n".join(rest).strip(), cut + 1 + blank
+    return body.strip(), "", 0
 
 
 def _answer(reading: claims.Reading, lang: str) -> list[str]:

@@ -37,6 +37,8 @@ class Directive:
     arg: str  # what follows the name, stripped ("ch01/eager_profile")
     text: str  # the directive as written, for messages ("[[kb:run ch01/eager_profile]]")
     body: str = ""  # blocks registered with body=True: the indented lines below, dedented
+    line: int = 0  # the page's line it starts on (1-based; 0: unknown)
+    body_line: int = 0  # the page's line its body starts on
 
 
 Render = Callable[[Directive, "Context"], str]
@@ -53,8 +55,11 @@ class Spec:
 
 # An indented body: lines starting with four spaces, with blank lines allowed between them.
 _BODY = r"(?P<body>(?:\n(?:[ \t]*\n)*[ ]{4}[^\n]*)*)"
-# Anything that looks like a directive: what is left of these after rendering is an error.
+# A closed directive (term links leave these alone); markdown_code.LOOKS_LIKE finds any left unrendered.
 LEFTOVER = re.compile(r"\[\[kb:[^\]\n]*\]\]")
+# An inline directive's arguments: within one paragraph (no blank line), never another directive's
+# start. One left unclosed then stays as written (an error), instead of swallowing what follows.
+_INLINE_ARG = r"(?:[^\]\[\n]|\[(?!\[)|\n(?![ \t]*\n))*?"
 
 
 class Registry:
@@ -94,18 +99,25 @@ class Registry:
 
     def inline_pattern(self) -> re.Pattern[str]:
         """A registered inline directive with its arguments; groups ``name`` and ``arg``."""
-        return re.compile(rf"\[\[kb:(?P<name>{_names(self.inlines)})\s+(?P<arg>[^\]]*?)\s*\]\]")
+        return re.compile(rf"\[\[kb:(?P<name>{_names(self.inlines)})\s+(?P<arg>{_INLINE_ARG})\s*\]\]")
 
-    def read_block(self, match: re.Match[str]) -> Directive:
-        """The Directive a ``block_pattern`` match found."""
+    def pattern(self) -> re.Pattern[str]:
+        """Blocks and inline directives in one pass, left to right: group ``block`` or ``inline`` is set."""
+        block = self.block_pattern().pattern.removeprefix("^")
+        inline = self.inline_pattern().pattern
+        return re.compile(rf"(?P<block>^{block})|(?P<inline>{inline})", re.MULTILINE)
+
+    def read_block(self, match: re.Match[str], line: int = 0) -> Directive:
+        """The Directive a ``block_pattern`` match found; ``line``: the page's line the match starts on."""
         i = "0" if match.group("name0") else "1"
         body = match.groupdict().get("body1") or ""
         text = match.group(0)[: len(match.group(0)) - len(body)] if body else match.group(0)
+        body_line = line + len(body) - len(body.lstrip("\n")) if body and line else 0  # the body starts with a newline
         return Directive(match.group("name" + i), (match.group("arg" + i) or "").strip(), text.strip(),
-                         textwrap.dedent(body.strip("\n")) if body else "")
+                         textwrap.dedent(body.strip("\n")) if body else "", line, body_line)
 
-    def read_inline(self, match: re.Match[str]) -> Directive:
-        return Directive(match.group("name"), match.group("arg"), match.group(0))
+    def read_inline(self, match: re.Match[str], line: int = 0) -> Directive:
+        return Directive(match.group("name"), match.group("arg"), match.group(0), line=line)
 
 
 def _needed(name: str, notebook: Render | None) -> Render:
