@@ -192,7 +192,7 @@ sys.exit(build(Path(sys.argv[1]), Path(sys.argv[2]), plugin=json.loads(sys.argv[
 
 def mkdocs_build(project: Path, site_dir: Path, timeout: float = 600, cache_dir: Path | None = None,
                  read_only: bool = False) -> subprocess.CompletedProcess:
-    """``mkdocs build --strict`` of ``project`` into ``site_dir``, as the README's build does.
+    """``mkdocs build --strict`` of ``project`` into ``site_dir``, as ``kernelbook build`` does.
 
     ``cache_dir``: the plugin's cache (default: the project's own ``.kernelbook/cache``);
     ``read_only``: the plugin writes nothing into docs/ (as ``kernelbook build --no-capture``).

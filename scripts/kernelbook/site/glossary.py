@@ -140,7 +140,7 @@ def parse(raw: object, source: str, languages: tuple[str, ...], lines: list[int]
     ``lines``: where each entry starts in the file, so that a problem names its line (``docs/glossary.yml:12``).
     """
     if not isinstance(raw, dict) or not isinstance(raw.get("terms"), list) or set(raw) != {"terms"}:
-        raise GlossaryError([f"{source}:1: expected one key, `terms:`, holding a list of entries (see the README)"])
+        raise GlossaryError([f"{source}:1: expected one key, `terms:`, holding a list of entries (see guide/authors.md, \"The glossary\")"])
     problems: list[str] = []
     terms: list[Term] = []
     places: dict[str, str] = {}  # term id -> "file:line" of its entry

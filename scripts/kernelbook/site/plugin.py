@@ -53,7 +53,7 @@ class BadInput(PluginError):
 
 
 class KernelbookConfig(Config):
-    """The plugin's options; the README's table lists them."""
+    """The plugin's options; guide/architecture.md, "The MkDocs plugin", lists them in a table."""
 
     repository = c.Type(str, default="")  # GitHub "owner/name": the notebooks' Colab links
     branch = c.Type(str, default="main")  # the branch those links open
