@@ -279,6 +279,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         settings = self.run.settings
         prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
         index = search.search_index
+        demoted = {Path(notebooks.NAME).stem} | ({Path(self.config.glossary_page).stem} if self.config.glossary else set())
         try:
             by_language = search_index.split(index.entries, prefixes)
         except ValueError as exc:
@@ -287,9 +288,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             if not entries:
                 continue
             own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
-            own.entries = search_index.demote(entries, Path(notebooks.NAME).stem)
-            if self.config.glossary:  # a term's entry is found by its own name: the chapter that teaches it comes first
-                own.entries = search_index.demote(own.entries, Path(self.config.glossary_page).stem)
+            # a term's entry is found by its own name: the chapter that teaches it comes first
+            own.entries = search_index.demote(entries, demoted)
             path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 
 def language_of(location: str, prefixes: Mapping[str, str]) -> str:
@@ -59,15 +59,15 @@ NOTEBOOK_BOOST = 0.5
 PILCROW = "\u00b6"  # the permalink sign mkdocs-jupyter leaves at the end of a notebook heading's title
 
 
-def demote(entries: Iterable[Mapping], page: str, boost: float = NOTEBOOK_BOOST) -> list[dict]:
+def demote(entries: Iterable[Mapping], pages: Collection[str], boost: float = NOTEBOOK_BOOST) -> list[dict]:
     """``entries`` with ``boost`` (material's per-document search boost) on every entry of a
-    page whose folder is named ``page`` (``"notebook"``: ``ch03/notebook/``, ``ch03/notebook/#x``),
+    page whose folder is named one of ``pages`` (``"notebook"``: ``ch03/notebook/``, ``ch03/notebook/#x``),
     and their titles without the permalink sign (``Graph breaks¶`` is one word to the search,
     which then finds the notebook's heading where it does not find the page's)."""
     out = []
     for entry in entries:
         path = entry["location"].split("#", 1)[0]
-        if path.rstrip("/").rsplit("/", 1)[-1] == page:
+        if path.rstrip("/").rsplit("/", 1)[-1] in pages:
             out.append({**entry, "title": str(entry.get("title", "")).rstrip(PILCROW).rstrip(), "boost": boost})
         else:
             out.append(dict(entry))
