@@ -37,7 +37,7 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
@@ -237,7 +237,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def on_page_content(self, html, page, config, files):
         lang = self._lang(page)
         if notebook_pages.is_notebook(page.file):
-            html = notebook_pages.page_html(html, page, lang, self.config.repository, self.config.branch)
+            notebook_assets.write(getattr(page, "notebook_files", {}), Path(config.site_dir))
+            html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang,
+                                            self.config.repository, self.config.branch)
         return html.replace('title="Permanent link"', f'title="{label("permalink", lang)}"')
 
     def on_post_page(self, output, page, config):
