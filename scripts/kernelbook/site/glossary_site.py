@@ -10,6 +10,7 @@ import logging
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
+from ..files import fingerprint
 from . import figure_cache, notebooks, term_links
 from .book import Entry
 from .directives import Context
@@ -42,9 +43,17 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
     none while the book's glossary is wrong (reported already: no notebook links terms with it)."""
     if not settings.notebooks or (settings.glossary is not None and glossary is None):
         return {}
-    drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
-        "kernelbook: drew figure %s (%s) for a notebook", name, lang))
-    return notebooks.planned(settings, book, glossary=glossary, figure=drawing)
+    key = (settings, id(glossary), fingerprint(settings.docs_dir, settings.root / settings.snippets_dir),
+           tuple((sid, id(e)) for sid, e in sorted(book.items())))
+    if key not in _PLANNED:  # each language build of a site reads the same pages, captures and glossary
+        drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
+            "kernelbook: drew figure %s (%s) for a notebook", name, lang))
+        _PLANNED.clear()
+        _PLANNED[key] = (glossary, notebooks.planned(settings, book, glossary=glossary, figure=drawing))
+    return dict(_PLANNED[key][1])
+
+
+_PLANNED: dict[tuple, tuple[object, dict[Path, dict[str, Any]]]] = {}  # the last plan, by what it is made of (the glossary kept alive: its id is in the key)
 
 
 def without_data(files, settings: BookSettings):
