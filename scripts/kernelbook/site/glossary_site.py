@@ -49,11 +49,13 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
         drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
             "kernelbook: drew figure %s (%s) for a notebook", name, lang))
         _PLANNED.clear()
-        _PLANNED[key] = (glossary, notebooks.planned(settings, book, glossary=glossary, figure=drawing))
-    return dict(_PLANNED[key][1])
+        _PLANNED[key] = (glossary, dict(book), notebooks.planned(settings, book, glossary=glossary, figure=drawing))
+    return dict(_PLANNED[key][2])
 
 
-_PLANNED: dict[tuple, tuple[object, dict[Path, dict[str, Any]]]] = {}  # the last plan, by what it is made of (the glossary kept alive: its id is in the key)
+# The last plan, by what it is made of; the glossary and the captures are kept with it, so
+# that no other object takes their ids (in the key) while it is kept.
+_PLANNED: dict[tuple, tuple[object, dict, dict[Path, dict[str, Any]]]] = {}
 
 
 def without_data(files, settings: BookSettings):
