@@ -37,7 +37,7 @@ from mkdocs.structure.files import File
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins
+from . import glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, objectives, page_cache, search_index, twins
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
@@ -93,6 +93,7 @@ class BuildRun:
     staged: dict[str, str] = field(default_factory=dict)  # docs/ path -> the staged copy rendered instead
     search: object | None = None  # material's search plugin, when each language gets its own index
     glossary: glossary_site.Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
+    page_site: str | None = None  # page_cache.site_key of this build's files and settings
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -195,6 +196,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if jupyter is not None and notebook_pages.is_notebook(page.file) and "render" in vars(page):
             notebook_cache.cache_render(page, self.run.settings.cache_dir / "notebooks", dict(jupyter.config),
                                         self.run.renderers, self._rendered_notebook)
+        elif not notebook_pages.is_notebook(page.file) and "render" not in vars(page):  # MkDocs' own render: a Markdown page
+            if self.run.page_site is None:  # the same for every page of this build
+                self.run.page_site = page_cache.site_key(config, files, page_cache.versions())
+            page_cache.cache_render(page, self.run.settings.cache_dir / "pages", self.run.page_site,
+                                    lambda cached: self.run.counts.update(["pages cached" if cached else "pages rendered"]))
         return page
 
     def on_page_markdown(self, markdown, page, config, files):
@@ -259,8 +265,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def _check_build(self, config):
         run = self.run
         counts = run.counts
-        log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache",
-                 counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"])
+        log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache; "
+                 "other pages: %d rendered, %d from the cache", counts["figures drawn"], counts["figures cached"],
+                 counts["notebooks rendered"], counts["notebooks cached"], counts["pages rendered"], counts["pages cached"])
         if run.unchecked:
             devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
             log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "
