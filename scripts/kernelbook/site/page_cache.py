@@ -16,6 +16,7 @@ again (a strict build fails as before). Entries unused for :data:`KEEP_DAYS` are
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -53,6 +54,8 @@ def stable(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     name = f"{getattr(value, '__module__', type(value).__module__)}.{getattr(value, '__qualname__', type(value).__qualname__)}"
+    if isinstance(value, functools.partial):
+        return {"partial": stable(value.func), "args": stable(value.args), "keywords": stable(value.keywords)}
     if callable(value) and hasattr(value, "__code__"):
         return {"function": name, "closure": [stable(c.cell_contents) for c in value.__closure__ or ()],
                 "defaults": stable(value.__defaults__ or ()), "kwdefaults": stable(value.__kwdefaults__ or {})}
