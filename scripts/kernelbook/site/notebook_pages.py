@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shutil
 from pathlib import Path, PurePosixPath
 
 from mkdocs.structure.files import File
@@ -108,6 +109,19 @@ def _alternates(page: NotebookPage, i18n, config, exists=Path.is_file) -> dict[s
             other = File(src, config.docs_dir, config.site_dir, config.use_directory_urls)
             found[lang] = NotebookPage(create_i18n_file(other, lang, i18n.default_language, i18n.all_languages, config), config)
     return found
+
+
+def copy_download(page, config) -> None:
+    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
+    download = getattr(page.file, "download", None)
+    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
+        download.copy_file()
+        return
+    dest = Path(page.file.abs_dest_path)
+    folder = dest.parent.parent if config.use_directory_urls else dest.parent
+    target = folder / Path(page.file.abs_src_path).name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page.file.abs_src_path, target)
 
 
 # A script and the comment just before it; written to start with a literal "<" (not an

@@ -22,7 +22,6 @@ import logging
 import os
 import posixpath
 import re
-import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -250,7 +249,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
-            _copy_download(page, config)
+            notebook_pages.copy_download(page, config)
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
@@ -386,19 +385,6 @@ def _base(page, chapter: str, config) -> str:
     folder = src.parent if src.stem in ("index", "README") or not config.use_directory_urls else src.parent / src.stem
     rel = posixpath.relpath(chapter, folder.as_posix() or ".")
     return "" if rel == "." else rel + "/"
-
-
-def _copy_download(page, config) -> None:
-    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
-    download = getattr(page.file, "download", None)
-    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
-        download.copy_file()
-        return
-    dest = Path(page.file.abs_dest_path)
-    folder = dest.parent.parent if config.use_directory_urls else dest.parent
-    target = folder / Path(page.file.abs_src_path).name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(page.file.abs_src_path, target)
 
 
 # static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes
