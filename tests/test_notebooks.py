@@ -404,7 +404,15 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
         assert html.escape(text(cell["source"]).splitlines()[0], quote=False) in page_html
         assert html.escape(text(cell["outputs"][0]["text"]).splitlines()[0].strip(), quote=False) in page_html
     assert f'lang="{lang}"' in page_html
-    assert page_html.count('src="data:image/svg+xml;base64,') == 3 and page_html.count("<details>") == 8  # figures and answers
+    assert page_html.count("<details>") == 8  # the answers
+    # the figures and the stylesheet are files of the site, not inline on every notebook page (notebook_assets.py)
+    figures = re.findall(r'<img\b[^>]*\bsrc="((?:\.\./)+assets/kernelbook/notebook/[0-9a-f]+\.svg)"', page_html)
+    assert len(figures) == 3 and "data:image" not in page_html
+    page_dir = prefix / CHAPTER / "notebook"
+    assert all((page_dir / src).resolve().read_bytes().startswith(b"<svg") for src in figures)
+    sheets = re.findall(r'<link rel="stylesheet" href="((?:\.\./)+assets/kernelbook/notebook/[0-9a-f]+\.css)">', page_html)
+    assert len(sheets) == 1 and (page_dir / sheets[0]).resolve().stat().st_size > 10_000
+    assert len(re.findall(r"<style\b", page_html)) == 1 and len(page_html.encode()) < 300_000  # ours, one rule
     assert "<blockquote>" in page_html and "kb-term" not in page_html  # the note, as a quotation
     assert label("nb_download", lang) in page_html and "colab.research.google.com/github/" in page_html
     # the whole Colab link, from what mkdocs.yml names (not from the code under test): repository, branch, file

@@ -131,9 +131,12 @@ def test_a_prose_only_edit_re_renders_only_that_chapters_notebook_in_that_langua
     # one summary per language build: the English build rendered that notebook page, the Japanese one took every page from the cache
     figures = sum(len(re.findall(r"^\[\[kb:figure ", p.read_text(encoding="utf-8"), re.M)) for p in ROOT.glob("docs/ja/ch*/index.md"))
     chapters = len(list(ROOT.glob("docs/ja/ch*/index.md")))
+    pages = len(list(ROOT.glob("docs/ja/**/*.md")))
     assert sorted(third["summaries"]) == [
-        f"kernelbook: figures: 0 drawn, {figures} from the cache; notebook pages: 0 rendered, {chapters} from the cache",
-        f"kernelbook: figures: 0 drawn, {figures} from the cache; notebook pages: 1 rendered, {chapters - 1} from the cache",
+        f"kernelbook: figures: 0 drawn, {figures} from the cache; notebook pages: 0 rendered, {chapters} from the cache; "
+        f"other pages: 0 rendered, {pages} from the cache",
+        f"kernelbook: figures: 0 drawn, {figures} from the cache; notebook pages: 1 rendered, {chapters - 1} from the cache; "
+        f"other pages: 1 rendered, {pages - 1} from the cache",  # the edited page: its HTML converted, the rest from page_cache
     ]
 
 
@@ -141,7 +144,7 @@ def test_the_cache_lives_where_the_option_says(three_builds, tmp_path_factory):
     """The builds above pointed `cache_dir` at a temporary folder: the copy of the book holds no cache."""
     base = Path(str(tmp_path_factory.getbasetemp()))
     serve_like = next(base.glob("serve-like*"))
-    assert sorted(p.name for p in (serve_like / "cache").iterdir()) == ["figures", "notebooks"]
+    assert sorted(p.name for p in (serve_like / "cache").iterdir()) == ["figures", "notebooks", "pages"]
     assert not (serve_like / "book" / ".kernelbook" / "cache").exists()
 
 

@@ -64,11 +64,13 @@ def test_a_chapters_notebook_ranks_below_the_chapter_and_loses_its_pilcrows():
         {"location": "ch03/notebook/#guards-recompiles", "title": "Guards and recompiles\u00b6", "text": ""},
         {"location": "notebooks/", "title": "Notebooks", "text": ""},  # another page's folder name
     ]
-    got = search_index.demote(entries, "notebook")
+    got = search_index.demote(entries, {"notebook"})
     assert [e.get("boost") for e in got] == [None, None, search_index.NOTEBOOK_BOOST, search_index.NOTEBOOK_BOOST, None]
     assert search_index.NOTEBOOK_BOOST < 1
     assert got[3]["title"] == "Guards and recompiles" and got[1] == entries[1]
     assert entries[3]["title"].endswith("\u00b6") and "boost" not in entries[2]  # the input is not touched
+    both = search_index.demote(entries + [{"location": "glossary/#kernel", "title": "kernel", "text": ""}], {"notebook", "glossary"})
+    assert [e.get("boost") for e in both] == [None, None, *[search_index.NOTEBOOK_BOOST] * 2, None, search_index.NOTEBOOK_BOOST]
 
 
 def test_built_site_has_one_index_per_language(built_site):

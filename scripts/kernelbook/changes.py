@@ -13,50 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import validation as v
 from .kernel_names import short_name
-
-if TYPE_CHECKING:
-    from .records import Capture
+from .records import Capture
+from .summaries import KernelCount, SessionSummary, Summary, summary_from_json  # noqa: F401 - re-exported
 
 THRESHOLD = 0.10
 # What a reviewer is told about where a capture ran, in this order (not the date or commit: every run moves those).
 ENVIRONMENT = ("device_name", "compute_capability", "driver", "cuda", "torch", "triton")
 ENVIRONMENT_LABELS = {"device_name": "device", "compute_capability": "compute capability", "driver": "driver",
                       "cuda": "CUDA", "torch": "torch", "triton": "triton"}
-
-
-@dataclass(frozen=True)
-class KernelCount:
-    name: str  # the short name (kernel_names.short_name), or the full one for `kernelbook diff --full`
-    count: int
-
-
-@dataclass(frozen=True)
-class SessionSummary:
-    launches: int
-    kernel_time_us: float
-    kernels: tuple[KernelCount, ...]
-
-    def counts(self) -> dict[str, int]:
-        return {k.name: k.count for k in self.kernels}
-
-
-@dataclass(frozen=True)
-class Summary:
-    """A capture in brief; stored as a newer capture's ``previous``."""
-
-    device_name: str
-    torch: str
-    captured_at: str
-    compute_capability: str | None = None
-    driver: str | None = None
-    cuda: str | None = None
-    triton: str | None = None
-    git_commit: str | None = None
-    sessions: tuple[SessionSummary, ...] = ()
 
 
 def summarize(capture: Capture, full: bool = False) -> Summary:
@@ -72,28 +39,6 @@ def summarize(capture: Capture, full: bool = False) -> Summary:
                                        tuple(KernelCount(n, c) for n, c in counts.items())))
     return Summary(env.device_name, env.torch, env.captured_at, env.compute_capability, env.driver, env.cuda,
                    env.triton, env.git_commit, tuple(sessions))
-
-
-def summary_from_json(raw: Any, at: str) -> Summary:
-    """A stored summary, validated like the rest of a capture (``records.from_json``); raises ``validation.Invalid``."""
-    raw = v.record(raw, at, Summary)
-    optional = {name: v.text(raw, name, at, optional=True)
-                for name in ("compute_capability", "driver", "cuda", "triton", "git_commit")}
-    sessions = []
-    for i, item in enumerate(v.listed(raw, "sessions", at)):
-        where = f"{at}.sessions[{i}]"
-        item = v.record(item, where, SessionSummary)
-        kernels = []
-        for j, kernel in enumerate(v.listed(item, "kernels", where)):
-            here = f"{where}.kernels[{j}]"
-            kernel = v.record(kernel, here, KernelCount)
-            kernels.append(KernelCount(v.text(kernel, "name", here, empty=False), v.integer(kernel, "count", here, minimum=1)))
-        launches = v.integer(item, "launches", where)
-        if launches != sum(k.count for k in kernels):
-            raise v.Invalid(f"{where} counts {launches} launches but its kernels add up to {sum(k.count for k in kernels)}")
-        sessions.append(SessionSummary(launches, v.number(item, "kernel_time_us", where), tuple(kernels)))
-    return Summary(device_name=v.text(raw, "device_name", at, empty=False), torch=v.text(raw, "torch", at),
-                   captured_at=v.text(raw, "captured_at", at), sessions=tuple(sessions), **optional)
 
 
 # ---------------------------------------------------------------- comparing two summaries

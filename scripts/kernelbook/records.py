@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import validation as v
-from .changes import Summary, summary_from_json
+from .summaries import Summary, summary_from_json
 from .files import MiB, InputError, parse_json, read_bounded
 
 # The file layout's version. CAPTURE_FORMAT (in freshness) is what the harness records:
@@ -109,7 +109,7 @@ class Capture:
     data: Any = None  # the snippet's top-level ``results``, when JSON-serialisable
     trace_files: tuple[str, ...] = ()  # gzipped Chrome traces beside the capture, one per session
     stderr_dropped: int = 0  # the profiler's own USDT lines left out of stderr (capture/stderr.py)
-    previous: Summary | None = None  # the capture this one replaced, in brief (changes.py); None: it replaced none
+    previous: Summary | None = None  # the capture this one replaced, in brief (summaries.py); None: it replaced none
 
     @property
     def last_session(self) -> Session | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import fingerprint
 from ..freshness import State, assess, installed_torch, runnable_devices
 from ..records import Capture
 from ..snippets import Snippet, discover
@@ -63,4 +64,11 @@ def _why(state: State) -> str:
 def load_book(root: Path, folder: str = "snippets") -> dict[str, Entry]:
     """Every snippet under ``root/folder`` and the captures its pages show, by snippet id."""
     runnable, torch_now = runnable_devices(), installed_torch()
-    return {s.id: entry(root, s, runnable, torch_now) for s in discover(root, folder)}
+    key = (str(root), folder, runnable, torch_now, fingerprint(root / folder))
+    if key not in _LOADED:  # each language build of a site, and a `mkdocs serve` reload of prose, read the same files
+        _LOADED.clear()
+        _LOADED[key] = {s.id: entry(root, s, runnable, torch_now) for s in discover(root, folder)}
+    return dict(_LOADED[key])
+
+
+_LOADED: dict[tuple, dict[str, Entry]] = {}  # the last book read, by its files (entries are frozen)

@@ -10,6 +10,7 @@ import logging
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
+from ..files import fingerprint
 from . import figure_cache, notebooks, term_links
 from .book import Entry
 from .directives import Context
@@ -44,9 +45,19 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
     ``report`` hears what a notebook's render found wrong."""
     if not settings.notebooks or (settings.glossary is not None and glossary is None):
         return {}
-    drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
-        "kernelbook: drew figure %s (%s) for a notebook", name, lang))
-    return notebooks.planned(settings, book, glossary=glossary, figure=drawing, report=report)
+    key = (settings, id(glossary), fingerprint(settings.docs_dir, settings.root / settings.snippets_dir),
+           tuple((sid, id(e)) for sid, e in sorted(book.items())))
+    if key not in _PLANNED:  # each language build of a site reads the same pages, captures and glossary
+        drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
+            "kernelbook: drew figure %s (%s) for a notebook", name, lang))
+        _PLANNED.clear()
+        _PLANNED[key] = (glossary, dict(book), notebooks.planned(settings, book, glossary=glossary, figure=drawing, report=report))
+    return dict(_PLANNED[key][2])
+
+
+# The last plan, by what it is made of; the glossary and the captures are kept with it, so
+# that no other object takes their ids (in the key) while it is kept.
+_PLANNED: dict[tuple, tuple[object, dict, dict[Path, dict[str, Any]]]] = {}
 
 
 def without_data(files, settings: BookSettings):

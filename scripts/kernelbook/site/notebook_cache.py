@@ -16,6 +16,7 @@ source): the next notebook, in this build or a later one, skips the compilation.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import importlib.metadata
@@ -28,9 +29,10 @@ from typing import Any, Callable
 
 from ..files import MiB, InputError, parse_json, read_bounded
 from ..records import write_atomic
+from . import notebook_assets
 from .notebooks import NAME
 
-FORMAT = 1  # bump when what an entry holds changes
+FORMAT = 2  # bump when what an entry holds changes (2: the stylesheet and pictures as files)
 KEEP_DAYS = 14
 MAX_ENTRY_BYTES = 64 * MiB
 # Everything that turns a notebook into the page's HTML and table of contents.
@@ -66,6 +68,9 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
                  report: Callable[[str, bool], None]) -> None:
     """Make ``page.render`` (mkdocs-jupyter's) read from and fill the cache in ``folder``.
 
+    The page's HTML has its stylesheet and pictures as files (``notebook_assets``): they are
+    ``page.notebook_files`` after the render, and the HTML names them from :data:`notebook_assets.BASE`.
+
     ``report(source, rendered)`` is told of each render: converted (True) or from the cache (False).
     """
     from mkdocs.structure.toc import get_toc
@@ -78,6 +83,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
         entry = read_entry(path)
         if entry is not None:
             page.content, page.toc = entry["content"], get_toc(entry["toc"])
+            page.notebook_files = {name: base64.b64decode(data) for name, data in entry["files"].items()}
             if entry["title"] is not None:
                 page.title = entry["title"]
             path.touch()  # in use: kept
@@ -87,7 +93,9 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
         with compiled_templates(folder / "jinja"):
             convert(config, files)
         title = vars(page).get("title")  # set by the converter from the notebook's H1, unless told not to
-        entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": title if title != before else None}
+        page.content, page.notebook_files = notebook_assets.externalize(page.content)
+        entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": title if title != before else None,
+                 "files": {name: base64.b64encode(data).decode("ascii") for name, data in page.notebook_files.items()}}
         _prune(folder)
         write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
         report(page.file.src_uri, True)

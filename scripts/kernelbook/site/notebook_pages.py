@@ -111,6 +111,19 @@ def _alternates(page: NotebookPage, i18n, config, exists=Path.is_file) -> dict[s
     return found
 
 
+def copy_download(page, config) -> None:
+    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
+    download = getattr(page.file, "download", None)
+    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
+        download.copy_file()
+        return
+    dest = Path(page.file.abs_dest_path)
+    folder = dest.parent.parent if config.use_directory_urls else dest.parent
+    target = folder / Path(page.file.abs_src_path).name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page.file.abs_src_path, target)
+
+
 # A script and the comment just before it; written to start with a literal "<" (not an
 # optional group), so the search skips ahead to each "<" instead of trying every character.
 _SCRIPT = re.compile(r"<(?:!--[^>]*-->\s*<)?script\b([^>]*)>(.*?)</script>\s*", re.IGNORECASE | re.DOTALL)

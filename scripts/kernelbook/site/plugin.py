@@ -36,7 +36,8 @@ from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import editions, glossary_site, notebook_cache, notebook_pages, notebooks, objectives, search_index, twins, unrendered
+from . import (editions, glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, objectives, page_cache,
+               search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context, render_page
 from .figure_cache import figure_html
@@ -94,6 +95,7 @@ class BuildRun:
     search: object | None = None  # material's search plugin, when each language gets its own index
     glossary: glossary_site.Glossary | None = None  # read once per build; None when the book has none or it is wrong (reported)
     edition: str | None = None  # the edition this build publishes (mike sets MIKE_DOCS_VERSION); None for a local build
+    page_site: str | None = None  # page_cache.site_key of this build's files and settings
 
     @cached_property
     def renderers(self) -> dict[str, str | None]:
@@ -138,7 +140,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             for problem in twins.check_tree(settings.docs_dir, settings.languages):
                 self._report(problem)
             if len(settings.languages) > 1:
-                self.run.search = _material_search(config)
+                self.run.search = search_index.material_search(config)
         self.run.glossary = glossary_site.read(self.run.settings, self._report)
         return config
 
@@ -208,6 +210,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if jupyter is not None and notebook_pages.is_notebook(page.file) and "render" in vars(page):
             notebook_cache.cache_render(page, self.run.settings.cache_dir / "notebooks", dict(jupyter.config),
                                         self.run.renderers, self._rendered_notebook)
+        elif not notebook_pages.is_notebook(page.file) and "render" not in vars(page):  # MkDocs' own render: a Markdown page
+            if self.run.page_site is None:  # the same for every page of this build
+                self.run.page_site = page_cache.site_key(config, files, page_cache.versions())
+            page_cache.cache_render(page, self.run.settings.cache_dir / "pages", self.run.page_site,
+                                    lambda cached: self.run.counts.update(["pages cached" if cached else "pages rendered"]))
         return page
 
     def on_page_markdown(self, markdown, page, config, files):
@@ -249,7 +256,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def on_page_content(self, html, page, config, files):
         lang = self._lang(page)
         if notebook_pages.is_notebook(page.file):
-            html = notebook_pages.page_html(html, page, lang, self.config.repository, self.config.branch)
+            notebook_assets.write(getattr(page, "notebook_files", {}), Path(config.site_dir))
+            html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang,
+                                            self.config.repository, self.config.branch)
         return html.replace('title="Permanent link"', f'title="{label("permalink", lang)}"')
 
     def on_post_page(self, output, page, config):
@@ -272,8 +281,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def _check_build(self, config):
         run = self.run
         counts = run.counts
-        log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache",
-                 counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"])
+        log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache; "
+                 "other pages: %d rendered, %d from the cache", counts["figures drawn"], counts["figures cached"],
+                 counts["notebooks rendered"], counts["notebooks cached"], counts["pages rendered"], counts["pages cached"])
         if run.unchecked:
             devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
             log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "
@@ -294,6 +304,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         settings = self.run.settings
         prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
         index = search.search_index
+        demoted = {Path(notebooks.NAME).stem} | ({Path(self.config.glossary_page).stem} if self.config.glossary else set())
         try:
             by_language = search_index.split(index.entries, prefixes)
         except ValueError as exc:
@@ -302,9 +313,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             if not entries:
                 continue
             own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
-            own.entries = search_index.demote(entries, Path(notebooks.NAME).stem)
-            if self.config.glossary:  # a term's entry is found by its own name: the chapter that teaches it comes first
-                own.entries = search_index.demote(own.entries, Path(self.config.glossary_page).stem)
+            # a term's entry is found by its own name: the chapter that teaches it comes first
+            own.entries = search_index.demote(entries, demoted)
             path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(own.generate_search_index(None), encoding="utf-8")
@@ -382,18 +392,6 @@ def _warned(config) -> bool:
 
     return bool(config.strict) and any(isinstance(h, CountHandler) and h.get_counts()
                                        for h in logging.getLogger("mkdocs").handlers)
-
-
-def _material_search(config):
-    """material's search plugin, when it is on and builds the index this module knows how to split; else None."""
-    for name in ("material/search", "search"):
-        plugin = config.plugins.get(name)
-        if plugin is not None and getattr(plugin.config, "enabled", False) and type(plugin).__module__.startswith("material."):
-            return plugin
-        if plugin is not None:
-            log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
-            return None
-    return None
 
 
 # static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes

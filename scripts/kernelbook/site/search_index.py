@@ -18,14 +18,17 @@ Each index keeps the search plugin's settings, with its ``lang`` narrowed to wha
 language's pages hold: an English index needs no Japanese segmenter (lunr.ja, TinySegmenter)
 and the reader's browser no longer downloads one; a Japanese index keeps ``ja`` and ``en``,
 because its pages hold English words (code, kernel names) too. A chapter's notebook page is
-ranked below the chapter (``demote``). Pure: no mkdocs import.
+ranked below the chapter (``demote``). No mkdocs import: material's plugin is found by duck typing.
 """
 
 from __future__ import annotations
 
+import logging
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+log = logging.getLogger("mkdocs.plugins.kernelbook")
 
 
 def language_of(location: str, prefixes: Mapping[str, str]) -> str:
@@ -59,15 +62,15 @@ NOTEBOOK_BOOST = 0.5
 PILCROW = "\u00b6"  # the permalink sign mkdocs-jupyter leaves at the end of a notebook heading's title
 
 
-def demote(entries: Iterable[Mapping], page: str, boost: float = NOTEBOOK_BOOST) -> list[dict]:
+def demote(entries: Iterable[Mapping], pages: Collection[str], boost: float = NOTEBOOK_BOOST) -> list[dict]:
     """``entries`` with ``boost`` (material's per-document search boost) on every entry of a
-    page whose folder is named ``page`` (``"notebook"``: ``ch03/notebook/``, ``ch03/notebook/#x``),
+    page whose folder is named one of ``pages`` (``"notebook"``: ``ch03/notebook/``, ``ch03/notebook/#x``),
     and their titles without the permalink sign (``Graph breaks¶`` is one word to the search,
     which then finds the notebook's heading where it does not find the page's)."""
     out = []
     for entry in entries:
         path = entry["location"].split("#", 1)[0]
-        if path.rstrip("/").rsplit("/", 1)[-1] == page:
+        if path.rstrip("/").rsplit("/", 1)[-1] in pages:
             out.append({**entry, "title": str(entry.get("title", "")).rstrip(PILCROW).rstrip(), "boost": boost})
         else:
             out.append(dict(entry))
@@ -98,3 +101,15 @@ def rebase(html: str, prefix: str) -> str:
     # with its trailing slash: material resolves URLs against it, and "../en" would name a file
     base = posixpath.normpath(posixpath.join(found.group(2) or ".", prefix)) + "/"
     return html[: found.start(2) - 1] + f'"{base}"' + html[found.end(2) + 1:]
+
+
+def material_search(config):
+    """material's search plugin, when it is on and builds the index this module knows how to split; else None."""
+    for name in ("material/search", "search"):
+        plugin = config.plugins.get(name)
+        if plugin is not None and getattr(plugin.config, "enabled", False) and type(plugin).__module__.startswith("material."):
+            return plugin
+        if plugin is not None:
+            log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
+            return None
+    return None

@@ -8,12 +8,22 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .labels import LANGUAGES
 
-if TYPE_CHECKING:
-    from .plugin import KernelbookConfig
+
+class Options(Protocol):
+    """The kernelbook plugin's options as read here (``plugin.KernelbookConfig``, which imports this module)."""
+
+    repository: str
+    branch: str
+    snippets_dir: str
+    read_only: bool
+    notebooks: bool
+    cache_dir: str
+    glossary: str
+    glossary_page: str
 
 
 @dataclass(frozen=True)
@@ -51,7 +61,7 @@ class BookSettings:
         return path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) else str(path)
 
 
-def from_config(config, options: "KernelbookConfig") -> BookSettings:
+def from_config(config, options: Options) -> BookSettings:
     """Settings from a loaded MkDocs config and the plugin's options; ValueError on what cannot work."""
     root = Path(config.config_file_path or ".").resolve().parent
     languages, folders = _languages(config)

@@ -24,9 +24,14 @@ Rules, the same on the site and in the notebooks:
 
 from __future__ import annotations
 
+import _sre
 import bisect
+import functools
 import posixpath
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from re._casefix import _EXTRA_CASES
 
 from .directives import REGISTRY
 from .directives.registry import LEFTOVER
@@ -77,13 +82,18 @@ def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return i + 1 < len(spans) and spans[i + 1][0] < end
 
 
-def _form_pattern(form: str) -> str:
-    body = r"\s+".join(re.escape(part) for part in form.split())
-    head, tail = form[0], form[-1]
+def _before(head: str) -> str:
+    """What a form starting with ``head`` requires before it."""
     if _ASCII_WORD.match(head):
-        body = r"(?<![\w.\-])" + body  # a whole word; "torch.profiler" is not "profiler"
-    elif re.match(f"[{_KATAKANA}]", head):
-        body = f"(?<![{_KATAKANA}])" + body
+        return r"(?<![\w.\-])"  # a whole word; "torch.profiler" is not "profiler"
+    if re.match(f"[{_KATAKANA}]", head):
+        return f"(?<![{_KATAKANA}])"
+    return ""
+
+
+def _form_pattern(form: str) -> str:
+    body = _before(form[0]) + r"\s+".join(re.escape(part) for part in form.split())
+    tail = form[-1]
     if _ASCII_WORD.match(tail):
         body += r"(?![\w\-/]|\.\w)"  # "FLOP/s" is not "FLOP"; a full stop ends a sentence, not a name
     elif re.match(f"[{_KATAKANA}]", tail):
@@ -95,20 +105,128 @@ def _key(words: str) -> str:
     return " ".join(words.lower().split())
 
 
-def matcher(glossary: Glossary, lang: str, chapter: str, *, every: bool = False) -> tuple[re.Pattern[str], dict[str, Term]]:
-    """One pattern for every form that links itself on a page of ``chapter`` (``every``: all terms),
-    longest first, and the term each form (lower-case, single spaces) belongs to."""
+@functools.cache
+def _fold(char: str) -> str:
+    """One representative of the characters a case-insensitive ``re`` pattern takes for ``char``
+    (``re``'s own lower-casing and its extra cases: ``s`` and ``ſ``, ``k`` and the Kelvin sign)."""
+    low = _sre.unicode_tolower(ord(char))
+    return chr(min((low, *_EXTRA_CASES.get(low, ()))))
+
+
+_SPACE = " "  # the trie's edge for a run of whitespace (a form's words are joined by \s+)
+_END = ""  # the trie's key for the forms that end at a node
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """Every form that links itself on a page of one chapter, found in one pass over a page.
+
+    The forms in the order the single alternation of them would try them (longest first),
+    a trie of their case-folded characters, and a pattern for the positions where a form can
+    start. At each such position the trie names the few forms that may match there, and the
+    first of them (in that order) whose own pattern matches is the match: what the
+    alternation would find, at a cost that does not grow with the number of terms.
+    """
+
+    forms: tuple[str, ...]
+    owner: dict[str, Term]  # form (lower-case, single spaces) -> its term
+    starts: re.Pattern[str]
+    trie: dict
+    patterns: dict[int, re.Pattern[str]] = field(default_factory=dict)  # compiled when first needed
+
+    def finditer(self, text: str) -> Iterator[tuple[int, int, Term]]:
+        """``(start, end, term)`` of each match, left to right, as ``re.finditer`` over the alternation."""
+        at = 0
+        while True:
+            found = self.starts.search(text, at)
+            if found is None:
+                return
+            start = found.start()
+            match = self._at(text, start)
+            if match is None:
+                at = start + 1
+                continue
+            yield start, match[0], match[1]
+            at = match[0]
+
+    def _at(self, text: str, start: int) -> tuple[int, Term] | None:
+        node, i, candidates = self.trie, start, []
+        while node is not None:
+            candidates += node.get(_END, ())
+            if i >= len(text):
+                break
+            char = text[i]
+            if char.isspace():
+                node = node.get(_SPACE)
+                while i < len(text) and text[i].isspace():
+                    i += 1
+            else:
+                node = node.get(_fold(char))
+                i += 1
+        for index in sorted(candidates):
+            pattern = self.patterns.get(index)
+            if pattern is None:
+                pattern = self.patterns[index] = re.compile(_form_pattern(self.forms[index]), re.IGNORECASE)
+            m = pattern.match(text, start)
+            if m is not None:
+                return m.end(), self.owner[_key(self.forms[index])]
+        return None
+
+
+def _trie(forms: tuple[str, ...]) -> dict:
+    root: dict = {}
+    for index, form in enumerate(forms):
+        node = root
+        for n, word in enumerate(form.split()):
+            if n:
+                node = node.setdefault(_SPACE, {})
+            for char in word:
+                node = node.setdefault(_fold(char), {})
+        node.setdefault(_END, []).append(index)
+    return root
+
+
+def _starts(forms: tuple[str, ...]) -> re.Pattern[str]:
+    """Where a form can start: its first character, after what its own pattern requires before it."""
+    groups: dict[str, set[str]] = {}
+    for form in forms:
+        groups.setdefault(_before(form[0]), set()).add(form[0])
+    if not groups:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(before + "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
+                               for before, chars in groups.items()), re.IGNORECASE)
+
+
+def matcher(glossary: Glossary, lang: str, chapter: str, *, every: bool = False) -> Matcher:
+    """The forms of every term that links itself on a page of ``chapter`` (``every``: all terms),
+    made once per glossary, language and set of terms (chapters that link the same terms share one)."""
+    cache = _MATCHERS.get(id(glossary))
+    if cache is None or cache[0] is not glossary:
+        cache = _MATCHERS[id(glossary)] = (glossary, {})
+        while len(_MATCHERS) > 4:  # the glossaries of the last few builds
+            del _MATCHERS[next(iter(_MATCHERS))]
+    made = cache[1].get((lang, chapter, every))
+    if made is None:
+        terms = tuple(i for i, term in enumerate(glossary.terms) if every or term.links_itself_on(chapter))
+        made = cache[1].get((lang, terms))
+        if made is None:
+            made = cache[1][(lang, terms)] = _matcher([glossary.terms[i] for i in terms], lang)
+        cache[1][(lang, chapter, every)] = made
+    return made
+
+
+_MATCHERS: dict[int, tuple[Glossary, dict]] = {}
+
+
+def _matcher(terms: list[Term], lang: str) -> Matcher:
     owner: dict[str, Term] = {}
     written: dict[str, str] = {}
-    for term in glossary.terms:
-        if every or term.links_itself_on(chapter):
-            for form in term.words[lang].forms:
-                if _key(form) not in owner:
-                    owner[_key(form)], written[_key(form)] = term, form
-    forms = sorted(written.values(), key=len, reverse=True)
-    if not forms:
-        return re.compile(r"(?!)"), owner
-    return re.compile("|".join(_form_pattern(f) for f in forms), re.IGNORECASE), owner
+    for term in terms:
+        for form in term.words[lang].forms:
+            if _key(form) not in owner:
+                owner[_key(form)], written[_key(form)] = term, form
+    forms = tuple(sorted(written.values(), key=len, reverse=True))  # the alternation's order: longest first
+    return Matcher(forms, owner, _starts(forms), _trie(forms))
 
 
 def _avoided(text: str, start: int, end: int, avoid: tuple[str, ...]) -> bool:
@@ -130,29 +248,24 @@ def link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link:
     ``chapter`` is the page's chapter folder ("ch01"; "" for a page outside the chapters).
     """
     spans = protected(markdown)
-    heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not _in_fence(markdown, m.start())]
+    fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not any(a <= m.start() < b for a, b in fences)]
     used: dict[int, set[str]] = {}
     for term_id, offset in explicit(markdown):  # an explicit link takes its section's link
         used.setdefault(bisect.bisect_right(heads, offset), set()).add(term_id)
-    pattern, owner = matcher(glossary, lang, chapter)
     out, last = [], 0
-    for m in pattern.finditer(markdown):
-        if _inside(spans, m.start(), m.end()):
+    for start, end, term in matcher(glossary, lang, chapter).finditer(markdown):
+        if _inside(spans, start, end):
             continue
-        term = owner[_key(m.group(0))]
-        if _avoided(markdown, m.start(), m.end(), term.words[lang].avoid):
+        if _avoided(markdown, start, end, term.words[lang].avoid):
             continue
-        section = used.setdefault(bisect.bisect_right(heads, m.start()), set())
+        section = used.setdefault(bisect.bisect_right(heads, start), set())
         if term.id in section:
             continue
         section.add(term.id)
-        out += [markdown[last:m.start()], link(term, m.group(0))]
-        last = m.end()
+        out += [markdown[last:start], link(term, markdown[start:end])]
+        last = end
     return "".join(out) + markdown[last:]
-
-
-def _in_fence(markdown: str, offset: int) -> bool:
-    return any(m.start() <= offset < m.end() for m in FENCE.finditer(markdown))
 
 
 def explicit(markdown: str) -> list[tuple[str, int]]:

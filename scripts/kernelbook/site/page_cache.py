@@ -1,0 +1,148 @@
+"""Rendered Markdown pages, cached on disk by content: a rebuild converts no unchanged page.
+
+MkDocs converts every page's Markdown to HTML on every build (python-markdown, Pygments for
+each code block: most of a warm build's time), and ``mkdocs serve`` rebuilds every page of
+both languages after an edit of one. The plugin wraps each Markdown page's ``render``: the
+key is a hash of exactly what the HTML depends on (the page's Markdown as the plugins left
+it, its source path and URL, the Markdown extensions and their settings, every file of the
+site with its URL, which a link resolves against, the versions of the packages that render
+it), so an entry is valid across builds and processes. An entry holds what ``render`` sets:
+the HTML, the table of contents, the title found in it, the anchors it has and the anchors
+it links to (MkDocs checks those after the build, as it would have).
+
+A render that logged a warning is not kept: the next build renders the page again and warns
+again (a strict build fails as before). Entries unused for :data:`KEEP_DAYS` are removed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import logging
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..records import write_atomic
+from .notebook_cache import toc_tokens
+
+FORMAT = 1
+KEEP_DAYS = 14
+RENDERERS = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material")
+
+
+def versions() -> dict[str, str | None]:
+    found = {}
+    for dist in RENDERERS:
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            found[dist] = None
+    return found
+
+
+def stable(value: Any) -> Any:
+    """``value`` as JSON that is the same in every process (a function: its name and what it closes over)."""
+    if isinstance(value, Mapping):
+        return {str(k): stable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [stable(v) for v in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    name = f"{getattr(value, '__module__', type(value).__module__)}.{getattr(value, '__qualname__', type(value).__qualname__)}"
+    if isinstance(value, functools.partial):
+        return {"partial": stable(value.func), "args": stable(value.args), "keywords": stable(value.keywords)}
+    if callable(value) and hasattr(value, "__code__"):
+        return {"function": name, "closure": [stable(c.cell_contents) for c in value.__closure__ or ()],
+                "defaults": stable(value.__defaults__ or ()), "kwdefaults": stable(value.__kwdefaults__ or {})}
+    if hasattr(value, "__dict__"):
+        return {"object": name, "state": stable(vars(value))}
+    return {"object": name, "repr": re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))}
+
+
+def site_key(config, files, renderers: dict[str, str | None]) -> str:
+    """What every page's HTML depends on besides its own Markdown: extensions, settings, the files and their URLs."""
+    blob = json.dumps({
+        "format": FORMAT, "versions": renderers,
+        "extensions": stable(list(config["markdown_extensions"])), "configs": stable(config["mdx_configs"] or {}),
+        "directory_urls": config["use_directory_urls"], "validation": stable(config["validation"]),
+        "files": sorted([f.src_uri, f.url, f.dest_uri, bool(f.is_documentation_page())] for f in files),
+    }, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+def cache_render(page, folder: Path, site: str, report=None) -> None:
+    """Make ``page.render`` (MkDocs') read from and fill the cache in ``folder``; ``site``: :func:`site_key`."""
+    from mkdocs.structure.toc import get_toc
+
+    convert = page.render
+
+    def render(config, files) -> None:
+        key = hashlib.sha256(json.dumps([site, page.file.src_uri, page.url, page.markdown]).encode()).hexdigest()
+        path = folder / f"{key}.json"
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            entry = None
+        if entry is not None:
+            linked = {files.get_file_from_path(src): links for src, links in entry["links_to_anchors"].items()}
+            if None not in linked:
+                page.content, page.toc = entry["content"], get_toc(entry["toc"])
+                page._title_from_render = entry["title"]
+                page.present_anchor_ids = set(entry["anchors"])
+                if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:  # as render does
+                    page.links_to_anchors = linked
+                path.touch()
+                if report:
+                    report(True)
+                return
+        warnings = _Warnings()
+        logger = logging.getLogger("mkdocs")
+        logger.addHandler(warnings)
+        try:
+            convert(config, files)
+        finally:
+            logger.removeHandler(warnings)
+        if report:
+            report(False)
+        if warnings.count:
+            return  # rendered again next time, warning again
+        entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": getattr(page, "_title_from_render", None),
+                 "anchors": sorted(page.present_anchor_ids or ()),
+                 "links_to_anchors": {f.src_uri: links for f, links in (page.links_to_anchors or {}).items()}}
+        _prune(folder)
+        write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+
+    page.render = render
+
+
+def _prune(folder: Path) -> None:
+    """Remove entries no build has used for KEEP_DAYS (every hit touches its entry); at most once a day."""
+    stamp = folder / ".pruned"
+    try:
+        if stamp.is_file() and stamp.stat().st_mtime > time.time() - 86400:
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+    except OSError:
+        return
+    cutoff = time.time() - KEEP_DAYS * 86400
+    for old in folder.glob("*.json"):
+        try:
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            pass

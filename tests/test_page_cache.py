@@ -1,0 +1,53 @@
+"""Rendered Markdown pages cached by content (page_cache.py): keys that hold across processes, warnings never cached."""
+
+from __future__ import annotations
+
+import json
+import logging
+from types import SimpleNamespace
+
+from kernelbook.site import page_cache
+
+
+def test_a_setting_that_is_a_function_is_named_with_what_it_closes_over():
+    from pymdownx.slugs import slugify
+
+    lower, upper = page_cache.stable(slugify(case="lower")), page_cache.stable(slugify(case="upper"))
+    assert lower != upper and "0x" not in json.dumps(lower)
+    assert page_cache.stable(slugify(case="lower")) == lower  # another instance, the same key
+
+
+class _Page:
+    def __init__(self, markdown: str, warn: bool = False):
+        self.file = SimpleNamespace(src_uri="ch01/index.md")
+        self.url, self.markdown, self.renders, self.warn = "ch01/", markdown, 0, warn
+        self.toc, self.present_anchor_ids, self.links_to_anchors = [], set(), {}
+
+    def render(self, config, files):
+        self.renders += 1
+        if self.warn:
+            logging.getLogger("mkdocs.structure.pages").warning("a broken link")
+        self.content, self._title_from_render, self.present_anchor_ids = f"<p>{self.markdown}</p>", "T", {"a"}
+
+
+def _build(folder, markdown, warn=False):
+    page, seen = _Page(markdown, warn), []
+    page_cache.cache_render(page, folder, "site-key", seen.append)
+    page.render(None, SimpleNamespace(get_file_from_path=lambda src: None))
+    return page, seen
+
+
+def test_a_page_is_converted_once_and_then_read_back(tmp_path):
+    first, seen = _build(tmp_path, "hello")
+    assert (first.renders, seen) == (1, [False])
+    again, seen = _build(tmp_path, "hello")
+    assert (again.renders, seen) == (0, [True])
+    assert (again.content, again._title_from_render, again.present_anchor_ids) == ("<p>hello</p>", "T", {"a"})
+    other, seen = _build(tmp_path, "hello, edited")
+    assert (other.renders, seen) == (1, [False])
+
+
+def test_a_render_that_warned_is_converted_again(tmp_path):
+    _build(tmp_path, "broken", warn=True)
+    again, seen = _build(tmp_path, "broken", warn=True)
+    assert (again.renders, seen) == (1, [False])  # and so it warns again: a strict build still fails
