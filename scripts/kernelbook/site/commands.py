@@ -125,7 +125,7 @@ def render(root: Path, out: Path) -> int:
         print(f"kernelbook render: {len(tree.problems)} problem(s) in the book, listed above; nothing written to {out}", file=sys.stderr)
         return 1
     plain_tree.write(tree, out)
-    builds = " && ".join(f"mkdocs build -f {out / lang / 'mkdocs.yml'}" for lang in tree.languages)
+    builds = " && ".join(f"mkdocs build -f {out / f'mkdocs.{lang}.yml'}" for lang in tree.languages)
     print(f"kernelbook render: wrote {len(tree.files)} files to {out}; build the site (into {out / 'site'}) with: {builds}", file=sys.stderr)
     return 0
 

@@ -1,10 +1,10 @@
 """``kernelbook render OUT``: the book as plain docs trees any generator builds, with no plugin.
 
-Per language, ``OUT/<lang>/`` holds a ``docs/`` folder and a ``mkdocs.yml`` (Material theme
-and its search only): every directive rendered and checked by the code the plugin runs
+Per language, ``OUT/<lang>/`` is a docs folder and ``OUT/mkdocs.<lang>.yml`` its config
+(Material theme and its search only): every directive rendered and checked by the code the plugin runs
 (``page_markdown.py``), figures as SVG files the pages reference, each chapter notebook as
 an ordinary page beside its ``.ipynb`` download, and on every page a plain link to its twin
-in the other language. ``mkdocs build -f OUT/ja/mkdocs.yml`` then ``-f OUT/en/mkdocs.yml``
+in the other language. ``mkdocs build -f OUT/mkdocs.ja.yml`` then ``-f OUT/mkdocs.en.yml``
 (in that order: the first cleans ``OUT/site``) make the site, the default language at its
 root and the others under ``<lang>/``, as the plugin build lays it out.
 
@@ -73,24 +73,24 @@ def render_book(root: Path) -> Tree:
             if path.suffix == ".md":
                 _page(tree, state, lang, rel, path.read_text(encoding="utf-8"), names)
             else:
-                tree.add(f"{lang}/docs/{rel}", path.read_bytes())
+                tree.add(f"{lang}/{rel}", path.read_bytes())
         for path, nb in planned.items():
             if path.is_relative_to(settings.pages(lang)):
                 chapter = path.parent.relative_to(settings.pages(lang)).as_posix()
-                tree.add(f"{lang}/docs/{chapter}/{notebooks.NAME}", notebooks.dumps(nb))
-                tree.add(f"{lang}/docs/{chapter}/{NOTEBOOK_PAGE}", notebook_page(nb, chapter, lang, settings))
+                tree.add(f"{lang}/{chapter}/{notebooks.NAME}", notebooks.dumps(nb))
+                tree.add(f"{lang}/{chapter}/{NOTEBOOK_PAGE}", notebook_page(nb, chapter, lang, settings))
         for path in sorted(p for p in settings.docs_dir.rglob("*") if p.is_file()):
             rel = path.relative_to(settings.docs_dir)
             shared = not settings.language_folders or rel.parts[0] not in settings.languages
             if shared and not (settings.glossary and path.resolve() == settings.glossary.resolve()):
-                tree.add(f"{lang}/docs/{rel.as_posix()}", path.read_bytes())  # assets/: each tree its own copy
-        tree.add(f"{lang}/mkdocs.yml", site_config(settings.root / "mkdocs.yml", settings, lang))
+                tree.add(f"{lang}/{rel.as_posix()}", path.read_bytes())  # assets/: each tree its own copy
+        tree.add(f"mkdocs.{lang}.yml", site_config(settings.root / "mkdocs.yml", settings, lang))
     return tree
 
 
 def write(tree: Tree, out: Path) -> None:
     """The tree into ``out`` (its ``<lang>/`` folders replaced; ``out/site`` left to the generator)."""
-    for lang in {path.split("/", 1)[0] for path in tree.files}:
+    for lang in tree.languages:
         shutil.rmtree(out / lang, ignore_errors=True)
     for path, data in tree.files.items():
         target = out / path
@@ -119,7 +119,7 @@ def _page(tree: Tree, state: BookState, lang: str, rel: str, text: str, names: d
     tree.unchecked += [note for note in done.unchecked if note not in tree.unchecked]
     markdown = objectives.after_title(done.markdown, twin_links(settings, lang, rel, names))
     head = text[: len(text) - len(body)] if body and text.endswith(body) else ""
-    tree.add(f"{lang}/docs/{rel}", head + markdown)
+    tree.add(f"{lang}/{rel}", head + markdown)
 
 
 def twin_links(settings: BookSettings, lang: str, rel: str, names: dict[str, str]) -> str:
@@ -141,7 +141,7 @@ def _figure(tree: Tree, settings: BookSettings, name: str, lang: str, ctx: Conte
         return ctx.error(f"[[kb:figure {name}]]", f"cannot draw it: {exc}")
     files = [f"figures/{name}.svg"] + [f"figures/{name}-{i}.svg" for i in range(1, len(fig.svgs))]
     for path, svg in zip(files, fig.svgs):  # alone in a file, each drawing is shown (its style hid the narrow one)
-        tree.add(f"{lang}/docs/{path}", svg.replace("{display:none;", "{display:block;", 1))
+        tree.add(f"{lang}/{path}", svg.replace("{display:none;", "{display:block;", 1))
     hrefs = [html.escape(relative(PurePosixPath(path).parent.as_posix(), page) + PurePosixPath(path).name) for path in files]
     sources = "".join(f'<source media="{NARROW_MEDIA}" srcset="{href}">' for href in hrefs[1:])
     return (f'<figure class="kb-figure" id="kb-figure-{fig.name}">\n<picture>{sources}'
@@ -186,8 +186,8 @@ def site_config(path: Path, settings: BookSettings, lang: str) -> str:
         "site_description": own.get("site_description", raw.get("site_description", "")),
         "site_url": settings.site_url + settings.url_prefix(lang),
         "copyright": own.get("copyright", raw.get("copyright", "")),
-        "docs_dir": "docs",
-        "site_dir": "../site/" + settings.url_prefix(lang),
+        "docs_dir": lang,
+        "site_dir": "site/" + settings.url_prefix(lang),
         "strict": True,
         "extra": raw.get("extra", {}),
         "theme": theme,
