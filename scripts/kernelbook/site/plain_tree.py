@@ -26,12 +26,17 @@ from . import editions, glossary_site, notebooks, objectives, twins
 from .book import load_book
 from .directives import Context, fence
 from .figure_cache import cached_figure
+from .labels import label
 from .page_markdown import BookState, PageSource, render
 from .page_text import front_matter, lines_before
 from .sections import page_url, relative
 from .settings import BookSettings, load
 
 NOTEBOOK_PAGE = "notebook.md"  # beside notebook.ipynb: its URL, notebook/, is the plugin build's
+# A figure in an <img> cannot read the theme's colours (its drawing falls back to the light
+# system colours): under material's dark scheme it is inverted, hues kept.
+PLAIN_CSS = ('[data-md-color-scheme="slate"] .kb-figure img { filter: invert(1) hue-rotate(180deg); }\n')
+PLAIN_CSS_PATH = "assets/kernelbook-plain.css"
 NARROW_MEDIA = "(max-width: 44.9375em)"  # material's phone breakpoint: there the narrow drawing is shown
 
 
@@ -84,6 +89,7 @@ def render_book(root: Path) -> Tree:
             shared = not settings.language_folders or rel.parts[0] not in settings.languages
             if shared and not (settings.glossary and path.resolve() == settings.glossary.resolve()):
                 tree.add(f"{lang}/{rel.as_posix()}", path.read_bytes())  # assets/: each tree its own copy
+        tree.add(f"{lang}/{PLAIN_CSS_PATH}", PLAIN_CSS)
         tree.add(f"mkdocs.{lang}.yml", site_config(settings.root / "mkdocs.yml", settings, lang))
     return tree
 
@@ -162,7 +168,10 @@ def notebook_page(nb: dict, chapter: str, lang: str, settings: BookSettings) -> 
         if text:
             parts.append(fence(text, "text"))
     title, _, rest = "\n\n".join(parts[1:]).partition("\n")
-    return f"{title}\n\n{parts[0]}{rest}\n" if title.startswith("# ") else "\n\n".join(parts) + "\n"
+    if not title.startswith("# "):
+        return "\n\n".join(parts) + "\n"
+    named = json.dumps(label("nb_page_title", lang, title=title[2:].strip()), ensure_ascii=False)  # the nav lists it beside the chapter
+    return f"---\ntitle: {named}\n---\n\n{title}\n\n{parts[0]}{rest}\n"
 
 
 def _language_names(config, settings: BookSettings) -> dict[str, str]:
@@ -191,7 +200,7 @@ def site_config(path: Path, settings: BookSettings, lang: str) -> str:
         "strict": True,
         "extra": raw.get("extra", {}),
         "theme": theme,
-        "extra_css": raw.get("extra_css", []),
+        "extra_css": [*raw.get("extra_css", []), PLAIN_CSS_PATH],
         "extra_javascript": raw.get("extra_javascript", []),
         "nav": _nav(raw.get("nav", [])),
         "plugins": [{"search": search}],
