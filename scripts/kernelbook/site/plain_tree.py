@@ -84,11 +84,10 @@ def render_book(root: Path) -> Tree:
                 chapter = path.parent.relative_to(settings.pages(lang)).as_posix()
                 tree.add(f"{lang}/{chapter}/{notebooks.NAME}", notebooks.dumps(nb))
                 tree.add(f"{lang}/{chapter}/{NOTEBOOK_PAGE}", notebook_page(nb, chapter, lang, settings))
-        for path in sorted(p for p in settings.docs_dir.rglob("*") if p.is_file()):
-            rel = path.relative_to(settings.docs_dir)
-            shared = not settings.language_folders or rel.parts[0] not in settings.languages
-            if shared and not (settings.glossary and path.resolve() == settings.glossary.resolve()):
-                tree.add(f"{lang}/{rel.as_posix()}", path.read_bytes())  # assets/: each tree its own copy
+        for path in sorted(p for p in settings.docs_dir.rglob("*") if p.is_file()) if settings.language_folders else ():
+            rel = path.relative_to(settings.docs_dir)  # beside the language folders (assets/): each tree its own copy
+            if rel.parts[0] not in settings.languages and not (settings.glossary and path.resolve() == settings.glossary.resolve()):
+                tree.add(f"{lang}/{rel.as_posix()}", path.read_bytes())
         tree.add(f"{lang}/{PLAIN_CSS_PATH}", PLAIN_CSS)
         tree.add(f"mkdocs.{lang}.yml", site_config(settings.root / "mkdocs.yml", settings, lang))
     return tree
