@@ -208,6 +208,17 @@ def test_another_book_uses_the_plugin_in_one_language_without_i18n_or_jupyter(tm
     assert 'href="notebook.ipynb"' in page and "kb-nb-view" not in page and "colab" not in page
     assert (tmp_path / "site/ch01/notebook.ipynb").is_file()
 
+    # `kernelbook render` makes the one-language book a plain tree that plain mkdocs builds (no kernelbook plugin)
+    rendered = run_cli("render", str(tmp_path / "plain"), root=book, **MKDOCS_ENV)
+    assert rendered.returncode == 0, rendered.stderr[-3000:]
+    lang = next(p.stem.split(".")[1] for p in (tmp_path / "plain").glob("mkdocs.*.yml"))
+    assert "[[kb:" not in (tmp_path / "plain" / lang / "ch01/index.md").read_text(encoding="utf-8")
+    plain = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(tmp_path / "plain" / f"mkdocs.{lang}.yml")],
+                           cwd=tmp_path / "plain", env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=600)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    plain_page = (tmp_path / "plain/site/ch01/index.html").read_text(encoding="utf-8")
+    assert "tensor([2., 2., 2., 2.])" in plain_page and '<code class="kb-kernel"' in plain_page
+
     # the same book with a claim its capture contradicts fails, naming page and claim
     (book / "docs/ch01/index.md").write_text(PAGE.replace("== 1]]", "== 5]]"), encoding="utf-8")
     failed = mkdocs_build(book, tmp_path / "site2")

@@ -207,6 +207,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     return build(root, root / "site", plugin={"read_only": True} if args.no_capture else None)
 
 
+def cmd_render(args: argparse.Namespace) -> int:
+    from .freshness import check_inputs
+    from .site.commands import check_glossary, render
+
+    root = project_root()
+    check_inputs(root)  # a broken snippet or capture: one line, as build says it
+    check_glossary(root)
+    return render(root, Path(args.out).resolve())
+
+
 def cmd_edition(args: argparse.Namespace) -> int:
     """Editions on the gh-pages branch, through mike: publish one, list them, delete one."""
     from .freshness import check_inputs
@@ -257,7 +267,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
 
 
-SITE_COMMANDS = ("build", "serve", "notebooks", "edition")  # the only ones that import kernelbook.site (mkdocs)
+SITE_COMMANDS = ("build", "serve", "notebooks", "edition", "render")  # the only ones that import kernelbook.site (mkdocs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -310,6 +320,10 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=options.positive_int, default=None)
     b.add_argument("--timeout", type=options.positive_seconds, default=900.0)
     b.set_defaults(func=cmd_build)
+
+    r = sub.add_parser("render", help="the book as plain docs trees (OUT/<lang>/docs + mkdocs.yml) any generator builds, no plugin")
+    r.add_argument("out", metavar="OUT", help="the folder to write OUT/<lang>/ into (each replaced)")
+    r.set_defaults(func=cmd_render)
 
     e = sub.add_parser("edition", help="cut an edition (YYYY.MM: version set, committed, tagged edition-YYYY.MM), or publish, list or delete editions on the gh-pages branch, with mike",
                        epilog="cut and publish: `kernelbook edition cut 2026.12`, then `git push origin HEAD edition-2026.12` "

@@ -109,6 +109,27 @@ def notebooks_write(root: Path) -> list[Path]:
         return notebooks.generate_all(settings, book)
 
 
+def render(root: Path, out: Path) -> int:
+    """``kernelbook render OUT``: 0 written, 1 a problem in the book (nothing written); KernelbookError: bad input."""
+    from . import plain_tree
+
+    with _mkdocs_log():
+        _, settings = load(root)
+    with _book_lock(settings.root, "kernelbook render"):
+        tree = plain_tree.render_book(root)
+    for note in tree.unchecked:  # not failures: the instructors' page lists them too
+        print(f"kernelbook: {note}", file=sys.stderr)
+    for problem in tree.problems:
+        print(f"ERROR: {problem}", file=sys.stderr)
+    if tree.problems:
+        print(f"kernelbook render: {len(tree.problems)} problem(s) in the book, listed above; nothing written to {out}", file=sys.stderr)
+        return 1
+    plain_tree.write(tree, out)
+    builds = " && ".join(f"mkdocs build -f {out / f'mkdocs.{lang}.yml'}" for lang in tree.languages)
+    print(f"kernelbook render: wrote {len(tree.files)} files to {out}; build the site (into {out / 'site'}) with: {builds}", file=sys.stderr)
+    return 0
+
+
 @contextlib.contextmanager
 def _book_lock(root: Path, who: str) -> Iterator[None]:
     """The book's lock, shared (``locks``): no capture writes captures or runs a snippet while the cache is used."""

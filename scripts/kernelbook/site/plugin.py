@@ -36,14 +36,14 @@ from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import (editions, glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, objectives, page_cache,
+from . import (editions, glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, page_cache, page_markdown,
                search_index, twins, unrendered)
 from .book import Entry, load_book
-from .directives import Context, render_page
+from .directives import Context
 from .figure_cache import figure_html
 from .labels import label
 from .page_text import lines_before
-from .sections import read_pages, relative, section_index
+from .sections import relative
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -221,37 +221,20 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if notebook_pages.is_notebook(page.file):
             return markdown  # mkdocs-jupyter renders it from the .ipynb: no page Markdown here
         run = self.run
-        lang = self._lang(page)
-
-        def pages(lang: str):
-            """Every page of ``lang``, linked relatively from this page (it works wherever the site is served)."""
-            return read_pages(run.settings.pages(lang), relative(run.settings.url_prefix(lang), page.url))
-
-        ctx = Context(
-            lang=lang,
-            page=page.file.src_uri,
-            book=run.book,
-            figure=lambda name, lang: self._figure(name, lang, ctx),
-            notebook=lambda chapter, lang: self._notebook_links(page, chapter, lang, ctx, config),
-            sections=lambda lang: section_index(pages(lang), lang, editions.published_base(run.settings, run.edition, lang)),
-            pages=pages,
-            glossary=run.glossary, glossary_url=glossary_site.url(run.settings, lang, page.url),
-            edition_changes=lambda lang: editions.page(run.settings, run.edition, lang, pages(lang), self._report),
+        source = page_markdown.PageSource(
+            lang=self._lang(page), src_uri=page.file.src_uri, url=page.url, meta=page.meta,
             first_line=lines_before(getattr(page.file, "content_string", "") or ""),
-        )
-        markdown = glossary_site.link(markdown, ctx, run.settings, getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
-        rendered = render_page(markdown, ctx)
-        try:
-            rendered = objectives.after_title(rendered, objectives.render(objectives.read(page.meta), lang))
-        except ValueError as exc:
-            ctx.error(page.file.src_uri, str(exc))
-        for problem in ctx.errors:
+            link_uri=getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
+        done = page_markdown.render(markdown, source, page_markdown.BookState(run.settings, run.book, run.glossary, run.edition),
+                                    figure=self._figure, notebook=lambda chapter, lang, ctx: self._notebook_links(page, chapter, lang, ctx, config),
+                                    report=self._report)
+        for problem in done.errors:
             self._report(problem)
-        for note in ctx.unchecked:  # not a failure: listed here and on the instructors' page
+        for note in done.unchecked:  # not a failure: listed here and on the instructors' page
             if note not in run.unchecked:
                 run.unchecked.append(note)
                 log.info("kernelbook: %s", note)
-        return rendered
+        return done.markdown
 
     def on_page_content(self, html, page, config, files):
         lang = self._lang(page)
