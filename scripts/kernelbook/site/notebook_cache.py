@@ -42,9 +42,10 @@ RENDERERS = ("mkdocs-jupyter", "nbconvert", "nbformat", "jupytext", "mistune", "
 _NOT_RENDERING = {"include", "ignore", "cache", "cache_dir", "data_files", "include_source"}
 
 
-def versions() -> dict[str, str | None]:
+def versions(dists: tuple[str, ...] = RENDERERS) -> dict[str, str | None]:
+    """Each renderer's installed version (None: not installed): part of a cache key."""
     found = {}
-    for dist in RENDERERS:
+    for dist in dists:
         try:
             found[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:

@@ -203,14 +203,3 @@ def chapter_base(page, chapter: str, config) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def copy_download(page, config) -> None:
-    """The notebook's .ipynb beside its chapter page (``ch01/notebook.ipynb``): the download link's target."""
-    download = getattr(page.file, "download", None)
-    if download is not None:  # a notebook page rebuilt after i18n: it knows its download
-        download.copy_file()
-        return
-    dest = Path(page.file.abs_dest_path)
-    folder = dest.parent.parent if config.use_directory_urls else dest.parent
-    target = folder / Path(page.file.abs_src_path).name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(page.file.abs_src_path, target)

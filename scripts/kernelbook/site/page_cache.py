@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 import logging
 import re
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records import write_atomic
+from . import notebook_cache
 from .notebook_cache import toc_tokens
 
 FORMAT = 1
@@ -36,13 +36,7 @@ RENDERERS = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-mat
 
 
 def versions() -> dict[str, str | None]:
-    found = {}
-    for dist in RENDERERS:
-        try:
-            found[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            found[dist] = None
-    return found
+    return notebook_cache.versions(RENDERERS)
 
 
 def stable(value: Any) -> Any:
