@@ -398,7 +398,7 @@ def test_instructors_lists_objectives_and_every_device_scoped_claim_with_its_sta
     out = render_page("[[kb:objectives]]\n\n[[kb:device-checks]]\n", ctx)
     assert ctx.errors == []
     assert '<a href="https://book/en/ch09/">Chapter 9</a>' in out and "- Count kernels." in out
-    rows = re.findall(r'<tr data-checked="(\w+)"><td><a href="([^"]+)">[^<]*</a></td><td><code>([^<]*)</code></td><td>([^<]*)</td></tr>', out)
+    rows = re.findall(r'<tr data-checked="(\w+)" data-gpu="[^"]*"><td><a href="([^"]+)">[^<]*</a></td><td><code>([^<]*)</code></td><td>([^<]*)</td></tr>', out)
     assert rows == [
         ("false", "https://book/en/ch09/#sizes", "&#91;&#91;kb:launches ch09/toy @cuda == 2]]", "unchecked: no fresh CUDA capture"),
         ("true", "https://book/en/ch09/#exercises", "&#91;&#91;kb:predict ch09/toy launches @cpu == 1]]", "checked: CPU (test), torch 2.13.0, 2026-01-02"),

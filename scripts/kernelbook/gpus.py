@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .records import Capture
 
 KEY = re.compile(r"[a-z0-9_]+")
 # A slot names one capture file of a snippet: "cpu", "cuda" (unkeyed, from before keys) or "cuda-<key>".
@@ -82,3 +86,15 @@ def reference_gpu(root: Path) -> str | None:
         return None
     found = _REFERENCE.search(text)
     return found.group(1) if found and found.group(1) else None
+
+
+def in_scope(scope: str | None, capture: "Capture", reference: str | None = None) -> bool:
+    """Does a claim scoped ``scope`` (``@cuda``, ``@cpu``, ``@reference``, ``@sm90``) speak for ``capture``?"""
+    if scope is None or scope == capture.device:
+        return True
+    if capture.device != "cuda" or scope == "cpu":
+        return False
+    env = capture.environment
+    if scope == "reference":
+        return reference is not None and gpu_key(env.device_name, env.compute_capability) == reference
+    return arch(env.compute_capability) == scope

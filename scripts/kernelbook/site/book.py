@@ -25,6 +25,7 @@ class Entry:
     problems: tuple[str, ...]  # build errors: nothing fit to show
     notes: tuple[str, ...]  # not errors: e.g. a CUDA capture left out as stale
     gpus: tuple[tuple[str, Capture], ...] = ()  # every fresh CUDA capture by GPU key, the reference GPU first
+    reference: str | None = None  # the book's reference GPU key (mkdocs.yml's reference_gpu)
 
     @property
     def shown(self) -> Capture | None:
@@ -32,7 +33,9 @@ class Entry:
 
     @property
     def fresh(self) -> tuple[Capture, ...]:
-        return tuple(c for c in (self.cuda, self.cpu) if c is not None)
+        """Every fresh capture: each GPU's (the reference GPU's first), then the CPU's."""
+        cudas = tuple(c for _, c in self.gpus) or ((self.cuda,) if self.cuda else ())
+        return cudas + ((self.cpu,) if self.cpu else ())
 
 
 def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: str | None,
@@ -58,7 +61,7 @@ def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: st
     elif usable_cpu is None and cpu.state not in ("missing",):
         problems.append(_why(cpu) + "; run `kernelbook capture --device cpu " + snippet.id + "`")
     ordered = tuple(sorted(shown.items(), key=lambda kv: (kv[0] != reference, kv[0])))
-    return Entry(snippet, ordered[0][1] if ordered else None, usable_cpu, tuple(problems), tuple(notes), ordered)
+    return Entry(snippet, ordered[0][1] if ordered else None, usable_cpu, tuple(problems), tuple(notes), ordered, reference)
 
 
 def _usable(state: State) -> Capture | None:
