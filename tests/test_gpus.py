@@ -250,3 +250,49 @@ def test_diff_shows_a_new_gpus_kernels_against_the_reference_gpus(tmp_path):
     assert same.returncode == 0, same.stdout
     none = kb(root, "diff", "--gpu", "l4", "--json")
     assert none.returncode == 1 and json.loads(none.stdout)["snippets"][0]["status"] == "removed"
+
+
+# ---------------------------------------------------------------- claims per GPU (no build)
+
+
+def entry_of(root: Path, reference: str = "a100_80gb"):
+    from kernelbook.site.book import load_book as load
+
+    return load(root, reference=reference)["ch01/a"]
+
+
+@pytest.mark.parametrize("text, fails_on", [
+    ("[[kb:kernel ch01/a ~ vectorized @cuda]]", "Tesla T4"),  # @cuda: every GPU, and the T4's kernel is another
+    ("[[kb:kernel ch01/a ~ vectorized @reference]]", None),  # only the reference A100
+    ("[[kb:kernel ch01/a ~ vectorized @sm80]]", None),  # only GPUs of compute capability 8.0
+    ("[[kb:kernel ch01/a ~ unrolled @sm75]]", None),  # only the T4
+    ("[[kb:launches ch01/a == 4]]", None),  # unscoped: every fresh capture, and both GPUs launched 4
+])
+def test_a_claim_is_checked_on_every_gpu_its_scope_covers(tmp_path, text, fails_on):
+    from kernelbook.site import claims
+
+    root = tree(tmp_path / "t", snippets=("ch01/a",))
+    gpu_capture(root, "ch01/a", A100)
+    gpu_capture(root, "ch01/a", T4, rename=True)
+    entry = entry_of(root)
+    kind, rest = text[5:-2].split(" ", 1)
+    claim = claims.parse(kind, rest, text)
+    if fails_on:
+        with pytest.raises(claims.ClaimError, match="cuda-t4"):
+            claims.read(claim, entry.fresh, entry.shown, entry.reference)
+        return
+    reading = claims.read(claim, entry.fresh, entry.shown, entry.reference)
+    assert reading.capture is not None and reading.checked
+
+
+def test_a_claim_scoped_to_an_architecture_no_capture_has_is_unchecked(tmp_path):
+    from kernelbook.site import claims
+
+    root = tree(tmp_path / "t", snippets=("ch01/a",))
+    gpu_capture(root, "ch01/a", T4)
+    entry = entry_of(root)
+    text = "[[kb:launches ch01/a @sm90 == 4]]"
+    reading = claims.read(claims.parse("launches", "ch01/a @sm90 == 4", text), entry.fresh, entry.shown, entry.reference)
+    assert reading.capture is None and reading.unchecked_on == "sm90"
+    with pytest.raises(claims.ClaimError, match="a scope is one @cuda or @cpu"):
+        claims.parse("launches", "ch01/a @gpu == 4", "[[kb:launches ch01/a @gpu == 4]]")

@@ -53,6 +53,12 @@ def slot(key: str | None) -> str:
     return f"cuda-{key}" if key else "cuda"
 
 
+def slot_of(capture: "Capture") -> str:
+    """The slot a capture is written to: ``cpu``, or ``cuda-<key>`` of the GPU it records."""
+    env = capture.environment
+    return slot(gpu_key(env.device_name, env.compute_capability)) if capture.device == "cuda" else capture.device
+
+
 def device_of(slot_name: str) -> str:
     """``cuda-h200`` -> ``cuda``: the device kind a slot's capture records."""
     return slot_name.split("-", 1)[0]

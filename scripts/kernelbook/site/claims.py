@@ -106,8 +106,8 @@ def kind(name: str, *, show: Callable[[Claim, Any, str], str] = show_plain, chec
 
 
 def capture_file(capture: Capture) -> str:
-    """The capture's file name, for messages: ``size_sweep.cuda.json``."""
-    return f"{capture.snippet.rsplit('/', 1)[-1]}.{capture.device}.json"
+    """The capture's file name, for messages: ``size_sweep.cuda-h200.json`` (``gpus.slot_of``)."""
+    return f"{capture.snippet.rsplit('/', 1)[-1]}.{gpus.slot_of(capture)}.json"
 
 
 def session_of(claim: Claim, capture: Capture) -> Session:
