@@ -296,3 +296,135 @@ def test_a_claim_scoped_to_an_architecture_no_capture_has_is_unchecked(tmp_path)
     assert reading.capture is None and reading.unchecked_on == "sm90"
     with pytest.raises(claims.ClaimError, match="a scope is one @cuda or @cpu"):
         claims.parse("launches", "ch01/a @gpu == 4", "[[kb:launches ch01/a @gpu == 4]]")
+
+
+# ---------------------------------------------------------------- pages: tabs per GPU, the instructors' table
+
+
+def cpu_capture(root: Path, sid: str) -> Path:
+    chapter, name = sid.split("/")
+    environment = {"device_kind": "cpu", "device_name": "CPU (test)", "torch": "2.13.0", "python": "3.12.3", "platform": "Linux",
+                   "captured_at": "2026-01-02T03:04:05Z", "compute_capability": None, "driver": None, "cuda": None,
+                   "triton": None, "git_commit": None, "settings": {}}
+    raw = {"schema": SCHEMA, "snippet": sid, "device": "cpu",
+           "freshness": {"source_hash": source_hash(root / "snippets" / chapter / f"{name}.py"), "format": CAPTURE_FORMAT, "torch": "2.13.0"},
+           "environment": environment, "wall_time_s": 1.0, "stdout": [name], "stderr": [], "sessions": [], "data": None, "trace_files": []}
+    from_json(raw, "crafted")
+    return write(root / "snippets" / chapter / "captures" / f"{name}.cpu.json", json.dumps(raw, indent=1))
+
+
+BILINGUAL = """
+site_name: GPUs side by side
+site_url: https://example.org/gpus/
+theme:
+  name: material
+  features: [content.tabs.link]
+plugins:
+  - i18n:
+      docs_structure: folder
+      fallback_to_default: false
+      reconfigure_material: true
+      languages:
+        - locale: ja
+          name: 日本語
+          default: true
+          build: true
+        - locale: en
+          name: English
+          build: true
+  - kernelbook:
+      notebooks: false
+      reference_gpu: a100_80gb
+"""
+
+CHAPTER = {
+    "ja": "# 二つの GPU {{ #two-gpus }}\n\n## 加算 {{ #add }}\n\n加算のカーネルは [[kb:launches ch01/a @cuda == 4]] 回起動します。"
+          "A100 では [[kb:kernel ch01/a ~ vectorized @sm80]] です。\n\n[[kb:run ch01/a]]\n\n[[kb:run ch01/b]]\n",
+    "en": "# Two GPUs {{ #two-gpus }}\n\n## The addition {{ #add }}\n\nThe addition launches [[kb:launches ch01/a @cuda == 4]] kernels. "
+          "On the A100 it is [[kb:kernel ch01/a ~ vectorized @sm80]].\n\n[[kb:run ch01/a]]\n\n[[kb:run ch01/b]]\n",
+}
+
+
+@pytest.fixture(scope="module")
+def two_gpu_site(tmp_path_factory) -> Path:
+    from conftest import mkdocs_build
+
+    base = tmp_path_factory.mktemp("gpus")
+    book = base / "book"
+    write(book / "mkdocs.yml", BILINGUAL)
+    for sid in ("ch01/a", "ch01/b"):
+        chapter, name = sid.split("/")
+        write(book / "snippets" / chapter / f"{name}.py", f"print({name!r})\n")
+        gpu_capture(book, sid, A100)
+        gpu_capture(book, sid, T4, rename=True)
+        cpu_capture(book, sid)
+    for lang in ("ja", "en"):
+        write(book / "docs" / lang / "index.md", f"# {lang}\n\n[ch01](ch01/index.md) · [instructors](instructors.md)\n")
+        write(book / "docs" / lang / "ch01" / "index.md", CHAPTER[lang].format())
+        write(book / "docs" / lang / "instructors.md", "# Instructors { #instructors }\n\n[[kb:device-checks]]\n")
+    built = mkdocs_build(book, base / "site")
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-5000:]
+    return base / "site"
+
+
+def test_the_instructors_page_lists_each_claim_on_each_gpu(two_gpu_site):
+    import re
+
+    for lang, prefix in (("ja", ""), ("en", "en/")):
+        page = (two_gpu_site / prefix / "instructors/index.html").read_text(encoding="utf-8")
+        rows = re.findall(r'<tr data-checked="(\w+)" data-gpu="([^"]*)"><td>.*?</td><td><code>([^<]*)</code></td>', page)
+        assert ("2 of the 2 device-scoped" if lang == "en" else "主張と問いは 2 件で、そのうちいま確認できているのは 2 件") in page
+        assert rows == [("true", "a100_80gb", "&#91;&#91;kb:launches ch01/a @cuda == 4]]"),
+                        ("true", "t4", "&#91;&#91;kb:launches ch01/a @cuda == 4]]"),
+                        ("true", "a100_80gb", "&#91;&#91;kb:kernel ch01/a ~ vectorized @sm80]]")], (lang, rows)
+
+
+def test_a_claim_one_gpu_contradicts_fails_the_build_naming_that_gpus_capture(tmp_path):
+    from conftest import mkdocs_build
+
+    book = tmp_path / "book"
+    write(book / "mkdocs.yml", BILINGUAL.replace("  - i18n:", "  - search\n  - x-i18n:").split("  - x-i18n:")[0] + "  - kernelbook:\n      notebooks: false\n")
+    write(book / "snippets/ch01/a.py", "print('a')\n")
+    gpu_capture(book, "ch01/a", A100)
+    gpu_capture(book, "ch01/a", T4, rename=True)
+    write(book / "docs/index.md", "# One\n\n[[kb:kernel ch01/a ~ vectorized @cuda]]\n\n[[kb:run ch01/a]]\n")
+    failed = mkdocs_build(book, tmp_path / "site")
+    assert failed.returncode != 0
+    assert "no kernel containing 'vectorized' in the cuda capture a.cuda-t4.json" in failed.stdout + failed.stderr
+
+
+@pytest.mark.parametrize("lang, prefix", [("ja", ""), ("en", "en/")])
+def test_tabs_show_every_gpu_reference_first_then_cpu_and_a_choice_holds_across_the_page(two_gpu_site, browser, lang, prefix):
+    import functools
+    import http.server
+    import threading
+
+    from conftest import _Quiet
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(two_gpu_site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        url = f"http://127.0.0.1:{server.server_port}/{prefix}ch01/"
+        page.goto(url)
+        examples = page.locator(".kb-example")
+        assert examples.count() == 2
+        for i in range(2):
+            labels = examples.nth(i).locator(".tabbed-labels > label").all_inner_texts()
+            assert [t.strip() for t in labels] == ["A100 80GB", "T4", "CPU"], labels
+        checked = lambda i: examples.nth(i).locator(".tabbed-labels > label").nth(  # noqa: E731
+            examples.nth(i).locator("input:checked").evaluate("e => [...e.parentNode.querySelectorAll(':scope > input')].indexOf(e)")).inner_text()
+        assert checked(0).strip() == "A100 80GB" and checked(1).strip() == "A100 80GB"
+        assert "Tesla T4" not in examples.nth(0).locator(".tabbed-block").first.inner_text()
+        examples.nth(0).locator(".tabbed-labels > label", has_text="T4").click()
+        page.wait_for_timeout(300)
+        assert checked(1).strip() == "T4"  # linked: the other example switched too
+        visible = examples.nth(1).locator(".tabbed-block").nth(1)
+        assert visible.is_visible() and "Tesla T4" in visible.inner_text() and "unrolled_elementwise_kernel" in visible.inner_text()
+        page.reload()
+        page.wait_for_timeout(300)
+        assert checked(0).strip() == "T4"  # remembered (Material keeps the linked choice)
+    finally:
+        context.close()
+        server.shutdown()

@@ -82,7 +82,7 @@ def scoped(page: PageText) -> list[Scoped]:
 
 
 def device_checks(d: Directive, ctx: Context) -> str:
-    rows, checked = [], 0
+    rows, checked, claimed = [], 0, 0
     for page in ctx.pages(ctx.lang):
         for item in scoped(page):
             entry = ctx.book.get(item.claim.snippet)
@@ -92,9 +92,9 @@ def device_checks(d: Directive, ctx: Context) -> str:
             device = {"cpu": "CPU", "cuda": "CUDA"}.get(scope, scope)
             url = item.page.url + (f"#{item.anchor}" if item.anchor else "")
             where = f'<a href="{html.escape(url)}">{_safe(title(item.page.text) or item.page.rel)}: {_safe(item.section)}</a>'
+            claimed, checked = claimed + 1, checked + bool(captures)  # the summary counts claims; the rows, claim × GPU
             for capture in captures or [None]:
                 if capture is not None:
-                    checked += 1
                     env = capture.environment
                     status = label("dc_checked", ctx.lang, device=inert(env.device_name), torch=inert(env.torch), date=inert(env.captured_at[:10]))
                     gpu = gpus.gpu_key(env.device_name, env.compute_capability) if capture.device == "cuda" else "cpu"
@@ -105,7 +105,7 @@ def device_checks(d: Directive, ctx: Context) -> str:
     if not rows:
         return f"<p>{label('dc_none', ctx.lang)}</p>\n"
     head = "".join(f"<th>{label(k, ctx.lang)}</th>" for k in ("dc_where", "dc_claim", "dc_status"))
-    summary = label("dc_summary", ctx.lang, n=len(rows), checked=checked)
+    summary = label("dc_summary", ctx.lang, n=claimed, checked=checked)
     return (f'<p class="kb-dc-summary">{summary}</p>\n\n<div class="kb-device-checks"><table><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>\n')
 

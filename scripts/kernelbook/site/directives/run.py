@@ -179,8 +179,9 @@ def kernel_table(capture: Capture, lang: str) -> str:
         f"<td>{format_seconds(session.kernel_time_us * 1e-6)}</td></tr>"
     )
     head = f'<tr><th>{label("kernel", lang)}</th><th>{label("launches", lang)}</th><th>{label("time", lang)}</th></tr>'
-    return (f'<div class="kb-kernels"><table><caption>{caption}</caption><thead>{head}</thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+    # a <section>, not a <div>: inside a tab (indented) md_in_html would take its </div> for the example's own
+    return (f'<section class="kb-kernels"><table><caption>{caption}</caption><thead>{head}</thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></section>')
 
 
 def kernel_markdown(capture: Capture, lang: str) -> str:
