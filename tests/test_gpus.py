@@ -428,3 +428,36 @@ def test_tabs_show_every_gpu_reference_first_then_cpu_and_a_choice_holds_across_
     finally:
         context.close()
         server.shutdown()
+
+
+# ---------------------------------------------------------------- the capture kit
+
+
+@pytest.mark.parametrize("lang, says", [("en", "No GPU: no NVIDIA GPU is visible, so the kit stops here"),
+                                        ("ja", "GPU がありません: NVIDIA の GPU が見えないため、ここで止まります")])
+def test_the_capture_kit_runs_until_it_needs_a_gpu_then_says_so_and_stops(tmp_path, monkeypatch, lang, says):
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    from kernelbook import kit
+
+    path = ROOT / "kit" / f"capture_kit.{lang}.ipynb"
+    assert not kit.stale(ROOT, "kernelbook/kernelbook", "main"), "run `kernelbook notebooks` to regenerate the capture kit"
+    nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    sources = ["".join(c.source) for c in nb.cells if c.cell_type == "code"]
+    assert 'TORCH = "torch==2.13.0"' in sources[0] and 'TRITON = "triton==3.7.1"' in sources[0]
+    assert any('"capture", "--device", "cuda"' in s for s in sources) and any('"pack"' in s for s in sources)
+    # no GPU here, whatever the machine: nvidia-smi is not on PATH
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + ":/usr/bin:/bin")
+    if __import__("shutil").which("nvidia-smi"):
+        pytest.skip("nvidia-smi is on /usr/bin: this machine has a GPU, the kit would go on")
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(CellExecutionError) as stopped:
+        client.execute()
+    assert "SystemExit" in str(stopped.value)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    printed = "".join(o.get("text", "") for o in code[1].outputs if o.output_type == "stream")
+    assert says in printed
+    assert code[0].execution_count == 1 and all(c.execution_count is None and not c.outputs for c in code[2:])
+    assert not (tmp_path / "kernelbook").exists()  # it installed and cloned nothing

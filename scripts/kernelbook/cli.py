@@ -183,19 +183,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
     from .freshness import check_inputs
+    from . import kit
+    from .gpus import book_option
     from .site.commands import check_glossary, notebooks_check, notebooks_write
 
     root = project_root()
     check_inputs(root)
     check_glossary(root)
+    repository, branch = book_option(root, "repository") or "kernelbook/kernelbook", book_option(root, "branch") or "main"
     if args.check:
-        stale = notebooks_check(root)
+        stale = notebooks_check(root) + kit.stale(root, repository, branch)  # the capture kit (kit.py) too
         for path in stale:
             print(f"stale: {path.relative_to(root)}")
         if stale:
             print(f"{len(stale)} notebook(s) differ from their chapter, snippets and captures; run `kernelbook notebooks`", file=sys.stderr)
         return 1 if stale else 0
-    written = notebooks_write(root)
+    written = notebooks_write(root) + kit.write(root, repository, branch)
     for path in written:
         print(f"wrote {path.relative_to(root)}")
     if not written:

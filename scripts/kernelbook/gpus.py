@@ -81,17 +81,19 @@ def cuda_slots(captures: Path, stem: str) -> list[str]:
     return sorted(found, key=lambda s: (s != "cuda", s))
 
 
-_REFERENCE = re.compile(r"^\s+reference_gpu:\s*['\"]?([^'\"#\s]*)['\"]?\s*(?:#.*)?$", re.MULTILINE)
-
-
-def reference_gpu(root: Path) -> str | None:
-    """The kernelbook plugin's ``reference_gpu`` in ``root/mkdocs.yml`` (read as text), or None."""
+def book_option(root: Path, name: str) -> str | None:
+    """A kernelbook plugin option in ``root/mkdocs.yml``, read as text (``name: value``, one line), or None."""
     try:
         text = (root / "mkdocs.yml").read_text(encoding="utf-8")
     except OSError:
         return None
-    found = _REFERENCE.search(text)
+    found = re.search(rf"^\s+{re.escape(name)}:\s*['\"]?([^'\"#\s]*)['\"]?\s*(?:#.*)?$", text, re.MULTILINE)
     return found.group(1) if found and found.group(1) else None
+
+
+def reference_gpu(root: Path) -> str | None:
+    """The kernelbook plugin's ``reference_gpu`` in ``root/mkdocs.yml`` (read as text), or None."""
+    return book_option(root, "reference_gpu")
 
 
 def in_scope(scope: str | None, capture: "Capture", reference: str | None = None) -> bool:
