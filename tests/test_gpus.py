@@ -96,6 +96,7 @@ def test_two_gpu_models_each_have_their_own_file_and_status_lists_both(tmp_path)
     states = {(r["snippet"], r["device"]): (r["state"], r["device_name"]) for r in json.loads(done.stdout)}
     assert states == {("ch01/a", "cuda-a100_80gb"): ("fresh", A100[0]), ("ch01/a", "cuda-t4"): ("fresh", T4[0]),
                       ("ch01/a", "cpu"): ("missing", None)}
+    assert {r["device"]: r["reference"] for r in json.loads(done.stdout)} == {"cuda-a100_80gb": True, "cuda-t4": False, "cpu": False}
     assert kb(root, "status", "--strict").returncode == 0
 
 

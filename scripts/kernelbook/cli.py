@@ -64,7 +64,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     refused = {(s.id, d): problem for s in snippets for problem in entry(root, s, runnable, torch_now, reference).problems
                for d in slots(s, reference) if problem.startswith(f"{d} capture ")}
     if args.json:
-        print(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device))) for st in states], ensure_ascii=False, indent=1))
+        print(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device)), is_reference(st.snippet, st.device, reference))
+                          for st in states], ensure_ascii=False, indent=1))
     else:
         for st in states:
             env = st.capture.environment if st.capture else None
@@ -84,7 +85,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 1 if bad_cuda or refused else 0
 
 
-def _state_record(st, refused: str | None = None) -> dict:
+def _state_record(st, refused: str | None = None, reference: bool = False) -> dict:
     env = st.capture.environment if st.capture else None
     return {
         "snippet": st.snippet.id,
@@ -96,6 +97,7 @@ def _state_record(st, refused: str | None = None) -> dict:
         "captured_at": env.captured_at if env else None,
         "capture": str(st.snippet.capture_path(st.device).relative_to(project_root())) if st.state != "missing" else None,
         "refused": refused,  # why `kernelbook build` would stop on this capture as it stands, or null
+        "reference": reference,  # the reference GPU's capture, which `--strict` demands fresh (the GPU runner's job)
     }
 
 
