@@ -1,6 +1,6 @@
 """The capture kit: a notebook, in each language, that captures every snippet on a reader's GPU. Pure.
 
-``kernelbook notebooks`` writes ``kit/capture_kit.<lang>.ipynb`` (``--check`` compares). Run on a
+``kernelbook notebooks`` writes ``kit/capture_kit.<lang>.ipynb`` where ``kit/`` exists (``--check`` compares). Run on a
 GPU machine (Colab, a lab's server), the notebook checks for an NVIDIA GPU first and stops,
 saying so, where there is none; then it installs the book's pinned torch and triton (the
 Makefile's ``TORCH_SPEC``, pyproject.toml's triton pin), gets the repository at a commit, runs
@@ -154,7 +154,9 @@ def _id(text: str) -> str:
 
 
 def kits(root: Path, repository: str, branch: str) -> dict[Path, str]:
-    """Each language's kit: path -> the text it should hold."""
+    """Each language's kit: path -> the text it should hold; none for a book without a ``kit/`` folder (it opts in)."""
+    if not (root / KIT_DIR).is_dir():
+        return {}
     torch, triton = pins(root)
     return {root / KIT_DIR / f"capture_kit.{lang}.ipynb":
             json.dumps(notebook(lang, repository, branch, torch, triton), ensure_ascii=False, indent=1) + "\n" for lang in LANGS}
