@@ -238,13 +238,19 @@ def test_pack_refuses_a_capture_of_another_version(tmp_path):
 
 def test_diff_shows_a_new_gpus_kernels_against_the_reference_gpus(tmp_path):
     root = tree(tmp_path / "t", snippets=("ch01/a",))
-    write(root / "docs" / "index.md", "# A page\n\nThe add ran [[kb:launches ch01/a == 4]] kernels.\n")
+    write(root / "docs" / "index.md", "# A page\n\nThe add ran [[kb:launches ch01/a == 4]] kernels: "
+          "[[kb:kernel ch01/a ~ vectorized @cuda]] and [[kb:time ch01/a]].\n")
     gpu_capture(root, "ch01/a", A100)
     gpu_capture(root, "ch01/a", T4, rename=True)
     done = kb(root, "diff", "--gpu", "t4", "--json")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert report["old"].startswith("a100_80gb") and report["new"].startswith("t4")
+    claimed = {c["claim"]: c for c in report["snippets"][0]["claims"]}
+    kernel = claimed["[[kb:kernel ch01/a ~ vectorized @cuda]]"]  # what the T4 contradicts, against the A100
+    assert "no kernel containing 'vectorized'" in kernel["fails"] and not kernel["failed_before"]
+    assert "[[kb:launches ch01/a == 4]]" not in claimed  # the same on both GPUs: no news
+    assert "[[kb:time ch01/a]]" in claimed  # 3x slower on the T4
     text = kb(root, "diff", "--gpu", "t4").stdout
     assert "unrolled_elementwise_kernel" in text and "vectorized_elementwise_kernel" in text
     same = kb(root, "diff", "--gpu", "a100_80gb")
