@@ -468,3 +468,25 @@ def test_the_capture_kit_runs_until_it_needs_a_gpu_then_says_so_and_stops(tmp_pa
     assert says in printed
     assert code[0].execution_count == 1 and all(c.execution_count is None and not c.outputs for c in code[2:])
     assert not (tmp_path / "kernelbook").exists()  # it installed and cloned nothing
+
+
+def test_a_cuda_capture_is_written_under_its_gpus_key(tmp_path, monkeypatch):
+    """No GPU here: the runner's choice of file is checked with the GPU and the run stubbed."""
+    import io as _io
+
+    from kernelbook.capture import runner
+    from kernelbook.snippets import discover
+
+    root = tree(tmp_path / "t", snippets=("ch01/a",))
+    seen = {}
+    monkeypatch.setattr(runner, "resolve_device", lambda requested: "cuda")
+    monkeypatch.setattr(runner, "this_gpu_key", lambda: "t4")
+    monkeypatch.setattr(runner, "run_all", lambda root, todo, device, *a: seen.setdefault("device", device) and [])
+    runner.capture(root, discover(root), "cuda", log=_io.StringIO(), probe=lambda python: None)
+    assert seen["device"] == "cuda-t4"
+    snippet = discover(root)[0]
+    report = {"torch": "2.13.0", "environment": json.loads(gpu_capture(root, "ch01/a", T4).read_text())["environment"],
+              "wall_time_s": 1.0, "sessions": [], "data": None, "trace_files": ["trace0.json.gz"]}
+    raw = runner._capture_json(snippet, "cuda-t4", "0" * 64, report, "", "")
+    assert raw["device"] == "cuda" and raw["trace_files"] == ["a.cuda-t4.trace0.json.gz"]
+    assert snippet.capture_path("cuda-t4").name == "a.cuda-t4.json"
