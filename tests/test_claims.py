@@ -90,7 +90,7 @@ def test_unscoped_claims_hold_on_every_fresh_capture_and_show_the_pages(snippet)
     out, ctx = page("[[kb:launches ch09/toy]]", book(snippet, cpu, cuda))
     assert ctx.errors == [] and '<span class="kb-value" title="cuda">2</span>' in out  # CUDA shown when fresh
     out, ctx = page("[[kb:launches ch09/toy == 1]]", book(snippet, cpu, cuda))
-    assert ctx.errors == ["en/ch09/index.md: [[kb:launches ch09/toy == 1]]: the cuda capture toy.cuda.json says 2 "
+    assert ctx.errors == ["en/ch09/index.md: [[kb:launches ch09/toy == 1]]: the cuda capture toy.cuda-h100_80gb.json says 2 "
                           "(NVIDIA H100 80GB HBM3, torch 2.13.0, 2026-01-02T03:04:05Z)"]
 
 
@@ -104,7 +104,7 @@ def test_a_scoped_claim_is_checked_and_shown_only_from_its_devices_capture(snipp
     out, ctx = page("[[kb:launches ch09/toy @cuda == 2]]", book(snippet, capture("cpu", [[("a", 1), ("b", 1), ("c", 1)]]), cuda))
     assert ctx.errors == []
     out, ctx = page("[[kb:launches ch09/toy @cuda == 3]]", book(snippet, cpu, cuda))
-    assert ctx.errors == ["en/ch09/index.md: [[kb:launches ch09/toy @cuda == 3]]: the cuda capture toy.cuda.json says 2 "
+    assert ctx.errors == ["en/ch09/index.md: [[kb:launches ch09/toy @cuda == 3]]: the cuda capture toy.cuda-h100_80gb.json says 2 "
                           "(NVIDIA H100 80GB HBM3, torch 2.13.0, 2026-01-02T03:04:05Z)"]
 
 
@@ -398,7 +398,7 @@ def test_instructors_lists_objectives_and_every_device_scoped_claim_with_its_sta
     out = render_page("[[kb:objectives]]\n\n[[kb:device-checks]]\n", ctx)
     assert ctx.errors == []
     assert '<a href="https://book/en/ch09/">Chapter 9</a>' in out and "- Count kernels." in out
-    rows = re.findall(r'<tr data-checked="(\w+)"><td><a href="([^"]+)">[^<]*</a></td><td><code>([^<]*)</code></td><td>([^<]*)</td></tr>', out)
+    rows = re.findall(r'<tr data-checked="(\w+)" data-gpu="[^"]*"><td><a href="([^"]+)">[^<]*</a></td><td><code>([^<]*)</code></td><td>([^<]*)</td></tr>', out)
     assert rows == [
         ("false", "https://book/en/ch09/#sizes", "&#91;&#91;kb:launches ch09/toy @cuda == 2]]", "unchecked: no fresh CUDA capture"),
         ("true", "https://book/en/ch09/#exercises", "&#91;&#91;kb:predict ch09/toy launches @cpu == 1]]", "checked: CPU (test), torch 2.13.0, 2026-01-02"),

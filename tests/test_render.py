@@ -103,7 +103,7 @@ def test_claim_must_hold_on_every_fresh_capture():
     cuda = with_kernels(cpu, ["k1", "k2", "k3"], "cuda")
     c = ctx(book={"ch01/eager_profile": entry_with(cpu=cpu, cuda=cuda)})
     render_page("[[kb:launches ch01/eager_profile == 2]]", c)
-    assert c.errors and "cuda capture eager_profile.cuda.json says 3" in c.errors[0]
+    assert c.errors and "cuda capture eager_profile.cuda-h200.json says 3" in c.errors[0]
 
 
 def test_missing_kernel_and_unknown_snippet_are_errors():

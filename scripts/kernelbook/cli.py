@@ -51,18 +51,21 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from .freshness import assess, installed_torch, runnable_devices
+    from .freshness import assess, installed_torch, is_reference, runnable_devices, slots
+    from .gpus import reference_gpu
     from .site.book import entry  # pure: which captures the build would refuse (no mkdocs, no torch)
-    from .snippets import DEVICES, discover
+    from .snippets import discover
 
     root = project_root()
     runnable, torch_now = runnable_devices(), installed_torch()
+    reference = reference_gpu(root)
     snippets = discover(root)
-    states = [assess(root, s, d, runnable, torch_now) for s in snippets for d in DEVICES]
-    refused = {(s.id, d): problem for s in snippets for problem in entry(root, s, runnable, torch_now).problems
-               for d in DEVICES if problem.startswith(f"{d} capture ")}
+    states = [assess(root, s, d, runnable, torch_now) for s in snippets for d in slots(s, reference)]
+    refused = {(s.id, d): problem for s in snippets for problem in entry(root, s, runnable, torch_now, reference).problems
+               for d in slots(s, reference) if problem.startswith(f"{d} capture ")}
     if args.json:
-        print(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device))) for st in states], ensure_ascii=False, indent=1))
+        print(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device)), is_reference(st.snippet, st.device, reference))
+                          for st in states], ensure_ascii=False, indent=1))
     else:
         for st in states:
             env = st.capture.environment if st.capture else None
@@ -71,16 +74,18 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
     if not args.strict:
         return 0
-    bad_cuda = [st for st in states if st.device == "cuda" and st.state != "fresh"]
+    # the book's reference GPU (mkdocs.yml's reference_gpu) must be fresh; other GPUs' captures are contributions
+    bad_cuda = [st for st in states if is_reference(st.snippet, st.device, reference) and st.state != "fresh"]
     if bad_cuda:
-        print(f"--strict: {len(bad_cuda)} CUDA capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
+        which = f"reference GPU {reference}" if reference else "CUDA"
+        print(f"--strict: {len(bad_cuda)} {which} capture(s) not fresh: " + ", ".join(f"{st.snippet.id} ({st.state})" for st in bad_cuda), file=sys.stderr)
     if refused:
         # what `kernelbook build` would stop on, CPU captures included: found here, before any GPU hour is spent
         print(printable(f"--strict: the build would refuse {len(refused)} capture(s): " + "; ".join(f"{sid}: {why}" for (sid, _), why in refused.items())), file=sys.stderr)
     return 1 if bad_cuda or refused else 0
 
 
-def _state_record(st, refused: str | None = None) -> dict:
+def _state_record(st, refused: str | None = None, reference: bool = False) -> dict:
     env = st.capture.environment if st.capture else None
     return {
         "snippet": st.snippet.id,
@@ -92,6 +97,7 @@ def _state_record(st, refused: str | None = None) -> dict:
         "captured_at": env.captured_at if env else None,
         "capture": str(st.snippet.capture_path(st.device).relative_to(project_root())) if st.state != "missing" else None,
         "refused": refused,  # why `kernelbook build` would stop on this capture as it stands, or null
+        "reference": reference,  # the reference GPU's capture, which `--strict` demands fresh (the GPU runner's job)
     }
 
 
@@ -130,12 +136,24 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .capture.archive import is_archive, unpack
     from .capture.merge import merge, summary
 
     root = project_root()
-    dirs = [Path(d) for d in args.dirs]
-    for line in summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root).splitlines():
-        print(printable(line))  # device names and versions from the captures: escaped, as status and diff do
+    with tempfile.TemporaryDirectory(prefix="kernelbook-merge-") as work:
+        # an archive (the capture kit's) is checked against its manifest and this tree, then merged like a folder
+        dirs = [unpack(root, Path(d), Path(work) / str(i)) if is_archive(Path(d)) else Path(d) for i, d in enumerate(args.dirs)]
+        for line in summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root).splitlines():
+            print(printable(line))  # device names and versions from the captures: escaped, as status and diff do
+    return 0
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    from .capture.archive import pack_command
+
+    print(pack_command(project_root(), args.gpu, args.patterns, Path(args.output)))
     return 0
 
 
@@ -148,7 +166,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise KernelbookError(f"--threshold {args.threshold}: expected a fraction such as 0.1 (±10 %), above 0 and below 10")
     if len(args.sides) > 2:
         raise KernelbookError("give at most two arguments: kernelbook diff [REF], or kernelbook diff DIR_A DIR_B")
-    if len(args.sides) == 2:
+    if args.gpu:  # one tree (or folder), two GPUs: the new GPU's captures against the reference GPU's
+        old, new = trees.gpu_sides(root, args.sides, args.gpu, args.against)
+    elif len(args.sides) == 2:
         old, new = (trees.folder(Path(d)) for d in args.sides)
     else:
         ref = args.sides[0] if args.sides else "HEAD"
@@ -165,19 +185,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
     from .freshness import check_inputs
+    from . import kit
+    from .gpus import book_option
     from .site.commands import check_glossary, notebooks_check, notebooks_write
 
     root = project_root()
     check_inputs(root)
     check_glossary(root)
+    repository, branch = book_option(root, "repository") or "kernelbook/kernelbook", book_option(root, "branch") or "main"
     if args.check:
-        stale = notebooks_check(root)
+        stale = notebooks_check(root) + kit.stale(root, repository, branch)  # the capture kit (kit.py) too
         for path in stale:
             print(f"stale: {path.relative_to(root)}")
         if stale:
             print(f"{len(stale)} notebook(s) differ from their chapter, snippets and captures; run `kernelbook notebooks`", file=sys.stderr)
         return 1 if stale else 0
-    written = notebooks_write(root)
+    written = notebooks_write(root) + kit.write(root, repository, branch)
     for path in written:
         print(f"wrote {path.relative_to(root)}")
     if not written:
@@ -295,7 +318,7 @@ def parser() -> argparse.ArgumentParser:
     k.set_defaults(func=cmd_kernels)
 
     m = sub.add_parser("merge", help="bring captures from other folders (e.g. CI shard artifacts) into this tree")
-    m.add_argument("dirs", nargs="+", metavar="DIR", help="a folder holding snippets/<chapter>/captures/... like this tree")
+    m.add_argument("dirs", nargs="+", metavar="DIR|ARCHIVE", help="a folder holding snippets/<chapter>/captures/... like this tree, or a .tar.gz from `kernelbook pack`")
     m.add_argument("--allow-stale", action="store_true",
                    help="put a capture over a fresher one in the tree (another version of the snippet, or taken earlier)")
     m.set_defaults(func=cmd_merge)
@@ -309,7 +332,15 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--threshold", type=float, default=0.1,
                    help="a timing or other non-integer number that moved by less than this fraction counts as unchanged (default 0.1: ±10%%)")
     d.add_argument("--full", action="store_true", help="compare kernels by their full names, not their short names")
+    d.add_argument("--gpu", metavar="KEY", help="compare this GPU's captures with the reference GPU's (guide/gpu.md, \"GPU keys\")")
+    d.add_argument("--against", metavar="KEY", help="with --gpu: the GPU to compare with (default: mkdocs.yml's reference_gpu)")
     d.set_defaults(func=cmd_diff)
+
+    a = sub.add_parser("pack", help="pack one GPU's fresh captures and a manifest into an archive for `kernelbook merge`")
+    a.add_argument("patterns", nargs="*", metavar="PATTERN", help="only snippets whose id or path contains this")
+    a.add_argument("--gpu", metavar="KEY", help="the GPU key of the captures (default: this machine's GPU)")
+    a.add_argument("-o", "--output", required=True, metavar="FILE.tar.gz")
+    a.set_defaults(func=cmd_pack)
 
     n = sub.add_parser("notebooks", help="regenerate each chapter's notebook from its page, snippets and captures")
     n.add_argument("--check", action="store_true", help="write nothing; exit 1 listing notebooks that are out of date")

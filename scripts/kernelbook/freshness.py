@@ -8,10 +8,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import CAPTURE_FORMAT, machine
+from . import CAPTURE_FORMAT, gpus, machine
 from .errors import KernelbookError
 from .records import Capture, CaptureError, load
-from .snippets import DEVICES, Snippet, discover, source_hash
+from .snippets import Snippet, discover, source_hash
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,46 @@ def runnable_devices() -> tuple[str, ...]:
     return ("cuda", "cpu") if cuda_present() else ("cpu",)
 
 
+def this_gpu_key() -> str | None:
+    """The key of the GPU this process would capture on (``gpus.gpu_key``), None without one."""
+    if not cuda_present():
+        return None
+    gpu = machine.nvidia_gpu()
+    return gpus.gpu_key(gpu[0], gpu[1]) if gpu else None
+
+
+def slots(snippet: Snippet, reference: str | None = None) -> list[str]:
+    """The capture slots to report for ``snippet``: the reference GPU's (also when missing), every CUDA capture, the CPU's.
+
+    With no reference GPU configured, an unkeyed ``cuda`` slot stands for it, as before keys.
+    """
+    found = snippet.cuda_slots()
+    wanted = gpus.slot(reference)
+    if wanted not in found and not _legacy_is(snippet, found, reference):
+        found = [wanted, *found]
+    return [*found, "cpu"]
+
+
+def is_reference(snippet: Snippet, slot_name: str, reference: str | None) -> bool:
+    """Is ``slot_name`` the capture of the book's reference GPU (any CUDA capture when none is configured)?"""
+    if gpus.device_of(slot_name) != "cuda":
+        return False
+    if reference is None:
+        return True
+    return slot_name == gpus.slot(reference) or (slot_name == "cuda" and _legacy_is(snippet, ["cuda"], reference))
+
+
+def _legacy_is(snippet: Snippet, found: list[str], reference: str | None) -> bool:
+    """An unkeyed ``cuda`` capture of the reference GPU stands for its keyed one."""
+    if "cuda" not in found or reference is None:
+        return False
+    try:
+        env = load(snippet.capture_path("cuda")).environment
+    except CaptureError:
+        return False
+    return gpus.gpu_key(env.device_name, env.compute_capability) == reference
+
+
 def failure_path(root: Path, snippet: Snippet, device: str) -> Path:
     return root / ".kernelbook" / "failures" / f"{snippet.id.replace('/', '__')}.{device}.txt"
 
@@ -76,8 +116,15 @@ def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...],
         capture = load(path)
     except CaptureError as exc:
         return State(snippet, device, "unreadable", str(exc))
-    if capture.snippet != snippet.id or capture.device != device:
-        return State(snippet, device, "unreadable", f"{path}: records {capture.snippet}/{capture.device}, expected {snippet.id}/{device}")
+    kind, key = gpus.device_of(device), gpus.key_of(device)
+    if capture.snippet != snippet.id or capture.device != kind:
+        return State(snippet, device, "unreadable", f"{path}: records {capture.snippet}/{capture.device}, expected {snippet.id}/{kind}")
+    recorded = gpus.gpu_key(capture.environment.device_name, capture.environment.compute_capability) if kind == "cuda" else None
+    if key is not None and recorded != key:
+        return State(snippet, device, "unreadable", f"{path}: records GPU {capture.environment.device_name} "
+                     f"(key {recorded}), but its name says {key}; re-capture it, or rename it to its GPU's key")
+    if key is not None and kind in runnable and this_gpu_key() not in (None, recorded):
+        runnable = tuple(d for d in runnable if d != "cuda")  # another GPU model's capture: this machine cannot re-run it
     why: dict[str, str] = {}
     if capture.freshness.source_hash != current:
         why["source"] = "source changed"
@@ -85,11 +132,11 @@ def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...],
         why["format"] = f"capture format {capture.freshness.format} -> {CAPTURE_FORMAT}"
     # The machine counts only where this device kind can run now: a CPU-only machine
     # never calls a GPU runner's capture stale because its own torch (or GPU) differs.
-    if device in runnable and torch_now and capture.freshness.torch != torch_now:
+    if kind in runnable and torch_now and capture.freshness.torch != torch_now:
         why["torch"] = f"torch changed ({capture.freshness.torch} -> {torch_now})"
-    if device == "cuda" and device in runnable:
+    if kind == "cuda" and kind in runnable:
         why.update(cuda_changes(capture, machine.cuda_environment()))
-    elif device in runnable:
+    elif kind in runnable:
         why.update(triton_change(capture, machine.triton_version()))
     if why:
         return State(snippet, device, "stale", ", ".join(why.values()), capture, tuple(why))
@@ -148,7 +195,7 @@ def check_inputs(root: Path, folder: str = "snippets") -> None:
     """
     for snippet in discover(root, folder):
         source_hash(snippet.path)
-        for device in DEVICES:
+        for device in ("cpu", *snippet.cuda_slots()):
             path = snippet.capture_path(device)
             if not path.exists() and not path.is_symlink():
                 continue
@@ -156,5 +203,5 @@ def check_inputs(root: Path, folder: str = "snippets") -> None:
                 capture = load(path)
             except CaptureError as exc:
                 raise KernelbookError(f"{exc} (re-run `kernelbook capture --device {device} {snippet.id}`, or delete it)") from None
-            if capture.snippet != snippet.id or capture.device != device:
-                raise KernelbookError(f"{path}: records {capture.snippet} ({capture.device}), expected {snippet.id} ({device})")
+            if capture.snippet != snippet.id or capture.device != gpus.device_of(device):
+                raise KernelbookError(f"{path}: records {capture.snippet} ({capture.device}), expected {snippet.id} ({gpus.device_of(device)})")

@@ -154,7 +154,7 @@ def _flat(value: dict | list) -> bool:
 _FIELDS = {"schema"} | {f.name for f in fields(Capture)}
 # A snippet's id, and the names of its trace sidecars: the names `snippets.discover` accepts.
 SNIPPET_ID = re.compile(r"[a-z0-9_]+/[a-z0-9_]+")
-TRACE_NAME = re.compile(r"[a-z0-9_]+\.(cuda|cpu)\.trace\d+\.json\.gz")
+TRACE_NAME = re.compile(r"[a-z0-9_]+\.(cuda(-[a-z0-9_]+)?|cpu)\.trace\d+\.json\.gz")
 CAPTURED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 SOURCE_HASH = re.compile(r"[0-9a-f]{64}")
 EVENT_KINDS = ("kernel", "launch", "op", "region", "graph", "eager")  # capture/kernels.py says which is which

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import KernelbookError, shown
+from .gpus import cuda_slots
 
 CAPTURE_DIR = "captures"
 DEVICES = ("cuda", "cpu")
@@ -29,7 +30,12 @@ class Snippet:
         return self.id.split("/", 1)[0]
 
     def capture_path(self, device: str) -> Path:
+        """``device``: a slot, ``cpu``, ``cuda-<gpu key>`` or (a capture from before keys) ``cuda``."""
         return self.path.parent / CAPTURE_DIR / f"{self.path.stem}.{device}.json"
+
+    def cuda_slots(self) -> list[str]:
+        """The CUDA captures on disk, one slot each (``gpus.cuda_slots``)."""
+        return cuda_slots(self.path.parent / CAPTURE_DIR, self.path.stem)
 
 
 def discover(root: Path, folder: str = "snippets") -> list[Snippet]:

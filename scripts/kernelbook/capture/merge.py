@@ -28,11 +28,12 @@ from pathlib import Path
 from ..errors import KernelbookError, shown
 from ..files import InputError, read_bounded
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
-from ..snippets import CAPTURE_DIR, DEVICES, Snippet, discover, source_hash
+from .. import gpus
+from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
 from . import store
 from .kernels import MAX_TRACE_BYTES
 
-_CAPTURE_NAME = re.compile(r"^(?P<stem>[^/]+)\.(?P<device>" + "|".join(DEVICES) + r")\.json$")
+_CAPTURE_NAME = re.compile(r"^(?P<stem>[^/.]+)\.(?P<device>" + gpus.SLOT.pattern + r")\.json$")
 
 
 @dataclass(frozen=True)
@@ -80,14 +81,18 @@ def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
     chapter = path.parent.parent.name
     match = _CAPTURE_NAME.match(path.name)
     if not match:
-        raise KernelbookError(f"{path}: not a capture file name (expected NAME.cuda.json or NAME.cpu.json)")
+        raise KernelbookError(f"{path}: not a capture file name (expected NAME.cuda-GPU.json, NAME.cuda.json or NAME.cpu.json)")
     snippet_id, device = f"{chapter}/{match['stem']}", match["device"]
     try:
         capture = load(path)
     except CaptureError as exc:
         raise KernelbookError(str(exc)) from None
-    if capture.snippet != snippet_id or capture.device != device:
+    if capture.snippet != snippet_id or capture.device != gpus.device_of(device):
         raise KernelbookError(f"{path}: records {capture.snippet} ({capture.device}), but its name says {snippet_id} ({device})")
+    key, env = gpus.key_of(device), capture.environment
+    if key is not None and gpus.gpu_key(env.device_name, env.compute_capability) != key:
+        raise KernelbookError(f"{path}: unknown GPU key {key}: the capture records {env.device_name} "
+                              f"(key {gpus.gpu_key(env.device_name, env.compute_capability)})")
     snippet = known.get(snippet_id)
     if snippet is None:
         raise KernelbookError(f"{path}: snippet {snippet_id} is not in this tree (no snippets/{snippet_id}.py)")

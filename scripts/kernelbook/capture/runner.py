@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from .. import CAPTURE_FORMAT
+from .. import CAPTURE_FORMAT, gpus
 from ..errors import KernelbookError
-from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices
+from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices, this_gpu_key
 from ..processes import described
 from ..records import CaptureError, dumps, from_json
 from ..snippets import Snippet, source_hash
@@ -161,10 +161,10 @@ def run_one(run: Run, snippet: Snippet, source: str) -> Outcome | None:
     with child.scratch() as work:
         report_path = work / "report.json"
         cmd = [run.python, "-m", "kernelbook.capture.harness", str(snippet.path.resolve()), str(report_path),
-               "--device", device, "--traces", str(work / "trace")]
+               "--device", gpus.device_of(device), "--traces", str(work / "trace")]
         heartbeat = lambda elapsed: run.say(f"      {snippet.id} still running ({elapsed:.0f}s)")  # noqa: E731
         try:
-            stdout, stderr, code, escaped = child.run(cmd, _child_env(device, run.commit, run.jobs), work, run.timeout,
+            stdout, stderr, code, escaped = child.run(cmd, _child_env(gpus.device_of(device), run.commit, run.jobs), work, run.timeout,
                                                       run.running, heartbeat, HEARTBEAT_S)
             timed_out = False
         except child.TimedOut as exc:
@@ -224,7 +224,7 @@ def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdo
     return {
         "schema": SCHEMA,
         "snippet": snippet.id,
-        "device": device,
+        "device": gpus.device_of(device),
         "freshness": {"source_hash": source, "format": CAPTURE_FORMAT, "torch": report["torch"]},
         "environment": report["environment"],
         "wall_time_s": report["wall_time_s"],
@@ -298,7 +298,11 @@ def capture(
         for folder in child.remove_stale_scratch():
             print(f"removed {folder}, left behind by a capture that was killed", file=log)
         todo = plan(root, snippets, device, force)
-        if device == "cuda" and todo:
+        if device == "cuda":
+            # one CUDA capture per GPU model: <name>.cuda-<key>.json (gpus.py)
+            device = gpus.slot(this_gpu_key())
+            todo = plan(root, snippets, device, force)
+        if device.startswith("cuda") and todo:
             try:
                 probe(python)
             except KernelbookError as exc:

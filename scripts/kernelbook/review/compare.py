@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..changes import THRESHOLD, Change, Moved, Summary, compare as compare_summaries, summarize, within
+from .. import gpus
 from ..records import Capture
 from ..site import claims
 from .trees import Key, Side
@@ -112,7 +113,7 @@ def _claim_changes(written: list[Written], key: Key, old: Capture | None, new: C
     changes = []
     for item in written:
         claim = item.claim
-        if claim.snippet != snippet or claim.scope not in (None, device):
+        if claim.snippet != snippet or not gpus.in_scope(claim.scope, new):
             continue
         old_value, old_shown, failed_before = _reading(claim, old)
         new_value, new_shown, _ = _reading(claim, new)

@@ -16,10 +16,11 @@ from pathlib import Path
 from ..errors import KernelbookError, shown
 from ..files import InputError, parse_json, read_bounded
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json
-from ..snippets import CAPTURE_DIR, DEVICES
+from .. import gpus
+from ..snippets import CAPTURE_DIR
 
 # snippets/<chapter>/captures/<name>.<device>.json, relative to the folder laid out like snippets/
-CAPTURE_PATH = re.compile(r"(?P<chapter>[^/]+)/" + CAPTURE_DIR + r"/(?P<name>[^/]+)\.(?P<device>" + "|".join(DEVICES) + r")\.json")
+CAPTURE_PATH = re.compile(r"(?P<chapter>[^/]+)/" + CAPTURE_DIR + r"/(?P<name>[^/.]+)\.(?P<device>" + gpus.SLOT.pattern + r")\.json")
 Key = tuple[str, str]  # (snippet id, device)
 
 
@@ -47,7 +48,7 @@ def _add(found: dict[Key, Capture], bad: list[str], rel: str, where: str, read, 
         else:
             bad.append(said + ("" if "kernelbook capture" in said else f"; re-run `kernelbook capture --force {key[0]}`"))
         return
-    if (capture.snippet, capture.device) != key:
+    if (capture.snippet, capture.device) != (key[0], gpus.device_of(key[1])):
         bad.append(f"{where}: records {capture.snippet} ({capture.device}), but its path says {key[0]} ({key[1]}); "
                    f"re-run `kernelbook capture --force {key[0]}`")
         return
@@ -66,6 +67,29 @@ def folder(path: Path, label: str | None = None, root: Path | None = None) -> Si
         _add(found, bad, file.relative_to(base).as_posix(), where,
              lambda file=file: read_bounded(file, MAX_CAPTURE_BYTES, gzipped=False))
     return Side(label or str(path), found, tuple(bad))
+
+
+def gpu_side(side: Side, key: str) -> Side:
+    """The CUDA captures of GPU ``key`` on ``side``, as device ``cuda``: one GPU compared with another like two trees.
+
+    An unkeyed ``cuda`` capture (from before keys) counts for the GPU it records, unless a keyed one is there.
+    """
+    found: dict[Key, Capture] = {}
+    for (sid, slot), capture in sorted(side.captures.items(), key=lambda kv: kv[0][1] != "cuda"):
+        env = capture.environment
+        if gpus.key_of(slot) == key or (slot == "cuda" and gpus.gpu_key(env.device_name, env.compute_capability) == key):
+            found[(sid, "cuda")] = capture
+    return Side(f"{key} ({side.label})", found, side.bad)
+
+
+def gpu_sides(root: Path, sides: list[str], gpu: str, against: str | None) -> tuple[Side, Side]:
+    """``diff --gpu``: the reference GPU's captures (or ``against``'s), and ``gpu``'s, of the tree or one folder."""
+    against = against or gpus.reference_gpu(root)
+    if not against or len(sides) > 1:
+        raise KernelbookError("--gpu KEY compares one tree's GPUs: give at most one folder, and --against KEY "
+                              "where mkdocs.yml names no reference_gpu")
+    side = folder(Path(sides[0])) if sides else working_tree(root)
+    return gpu_side(side, against), gpu_side(side, gpu)
 
 
 def working_tree(root: Path) -> Side:

@@ -15,15 +15,18 @@ from ..files import fingerprint
 from ..freshness import State, assess, installed_torch, runnable_devices
 from ..records import Capture
 from ..snippets import Snippet, discover
+from .. import gpus
 
 
 @dataclass(frozen=True)
 class Entry:
     snippet: Snippet
-    cuda: Capture | None  # fresh CUDA capture, if any
+    cuda: Capture | None  # the fresh CUDA capture a page shows first: the reference GPU's, else another GPU's
     cpu: Capture | None  # fresh CPU capture, if any
     problems: tuple[str, ...]  # build errors: nothing fit to show
     notes: tuple[str, ...]  # not errors: e.g. a CUDA capture left out as stale
+    gpus: tuple[tuple[str, Capture], ...] = ()  # every fresh CUDA capture by GPU key, the reference GPU first
+    reference: str | None = None  # the book's reference GPU key (mkdocs.yml's reference_gpu)
 
     @property
     def shown(self) -> Capture | None:
@@ -31,24 +34,35 @@ class Entry:
 
     @property
     def fresh(self) -> tuple[Capture, ...]:
-        return tuple(c for c in (self.cuda, self.cpu) if c is not None)
+        """Every fresh capture: each GPU's (the reference GPU's first), then the CPU's."""
+        cudas = tuple(c for _, c in self.gpus) or ((self.cuda,) if self.cuda else ())
+        return cudas + ((self.cpu,) if self.cpu else ())
 
 
-def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: str | None) -> Entry:
-    states = {d: assess(root, snippet, d, runnable, torch_now, failures=False) for d in ("cuda", "cpu")}
-    usable = {d: _usable(st) for d, st in states.items()}
+def entry(root: Path, snippet: Snippet, runnable: tuple[str, ...], torch_now: str | None,
+          reference: str | None = None) -> Entry:
+    cpu = assess(root, snippet, "cpu", runnable, torch_now, failures=False)
+    cudas = [assess(root, snippet, d, runnable, torch_now, failures=False) for d in snippet.cuda_slots()]
     problems, notes = [], []
-    cpu = states["cpu"]
-    if usable["cpu"] is None and usable["cuda"] is None:
+    shown: dict[str, Capture] = {}
+    for st in cudas:
+        usable = _usable(st)
+        if st.state == "unreadable":  # a committed file that is broken is a problem, not a fallback
+            problems.append(_why(st))
+        elif usable is None:
+            notes.append(_why(st) + "; not shown (refresh it on a GPU runner)")
+        else:
+            key = gpus.key_of(st.device) or gpus.gpu_key(usable.environment.device_name, usable.environment.compute_capability) or "cuda"
+            shown.setdefault(key, usable)  # a keyed capture (sorted after the unkeyed one) never hides behind it
+            if gpus.key_of(st.device):
+                shown[key] = usable
+    usable_cpu = _usable(cpu)
+    if usable_cpu is None and not shown:
         problems.append(_why(cpu) + "; run `kernelbook capture " + snippet.id + "`")
-    elif usable["cpu"] is None and cpu.state not in ("missing",):
+    elif usable_cpu is None and cpu.state not in ("missing",):
         problems.append(_why(cpu) + "; run `kernelbook capture --device cpu " + snippet.id + "`")
-    cuda = states["cuda"]
-    if cuda.state == "unreadable":  # a committed file that is broken is a problem, not a fallback
-        problems.append(_why(cuda))
-    elif cuda.state != "missing" and usable["cuda"] is None:
-        notes.append(_why(cuda) + "; not shown (refresh it on a GPU runner)")
-    return Entry(snippet, usable["cuda"], usable["cpu"], tuple(problems), tuple(notes))
+    ordered = tuple(sorted(shown.items(), key=lambda kv: (kv[0] != reference, kv[0])))
+    return Entry(snippet, ordered[0][1] if ordered else None, usable_cpu, tuple(problems), tuple(notes), ordered, reference)
 
 
 def _usable(state: State) -> Capture | None:
@@ -61,13 +75,17 @@ def _why(state: State) -> str:
     return f"{state.device} capture {path.name} is {state.state}" + (f" ({state.reason})" if state.reason else "")
 
 
-def load_book(root: Path, folder: str = "snippets") -> dict[str, Entry]:
-    """Every snippet under ``root/folder`` and the captures its pages show, by snippet id."""
+def load_book(root: Path, folder: str = "snippets", reference: str | None = None) -> dict[str, Entry]:
+    """Every snippet under ``root/folder`` and the captures its pages show, by snippet id.
+
+    ``reference``: the book's reference GPU key (shown first); by default mkdocs.yml's.
+    """
     runnable, torch_now = runnable_devices(), installed_torch()
-    key = (str(root), folder, runnable, torch_now, fingerprint(root / folder))
+    reference = reference or gpus.reference_gpu(root)
+    key = (str(root), folder, runnable, torch_now, reference, fingerprint(root / folder))
     if key not in _LOADED:  # each language build of a site, and a `mkdocs serve` reload of prose, read the same files
         _LOADED.clear()
-        _LOADED[key] = {s.id: entry(root, s, runnable, torch_now) for s in discover(root, folder)}
+        _LOADED[key] = {s.id: entry(root, s, runnable, torch_now, reference) for s in discover(root, folder)}
     return dict(_LOADED[key])
 
 

@@ -1,6 +1,6 @@
 """Numbers in the prose, inserted from captures and checked against them. Pure.
 
-A claim is written ``[[kb:KIND SNIPPET[#SESSIONS] [ARGS] [@cuda|@cpu] [OP VALUE]]]``:
+A claim is written ``[[kb:KIND SNIPPET[#SESSIONS] [ARGS] [@SCOPE] [OP VALUE]]]``:
 
 * KIND, one registered below with ``@kind``: ``launches``, ``kernel``, ``kernels``,
   ``time`` and ``device`` read a profiling session; ``value`` and ``ratio`` read the
@@ -12,6 +12,7 @@ A claim is written ``[[kb:KIND SNIPPET[#SESSIONS] [ARGS] [@cuda|@cpu] [OP VALUE]
   the build and on the instructors' page, not a failure), and the page says which
   capture it needs instead of showing the other device's value. Unscoped claims hold on
   every fresh capture and show the one the page shows (CUDA when fresh, else CPU).
+  ``@cuda`` holds on every GPU's capture; ``@reference`` and ``@sm90``: ``gpus.in_scope``.
 * OP is ``== != >= <= > <``, or ``~`` (contains: a string, or any string of a list).
   VALUE is a number, ``true``/``false``, a word, ``"words in quotes"``, a comma list
   without spaces for a list (``== 1,2,4,8``), or ``#N``: the same claim on session N.
@@ -28,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .. import gpus
 from ..kernel_names import short_name
 from ..records import Capture, Session
 from .units import by_key, format_ratio, format_seconds
@@ -41,6 +43,7 @@ _CHECK = re.compile(r'^(.*?)\s*(==|!=|>=|<=|>|<|~)\s*("[^"]*"|[^\s"]+)$')
 _SELECT = re.compile(r"^(-?\d+)(?:\.\.(-?\d+))?$")
 _NOT_FINITE = re.compile(r"[+-]?(?:nan|inf(?:inity)?)", re.IGNORECASE)  # what float() reads as no number or no bound
 DEVICES = ("cuda", "cpu")
+SCOPE = re.compile(r"cuda|cpu|reference|sm\d{2,3}")  # a device, the reference GPU, or a GPU architecture
 LIST_SEP = {"en": ", ", "ja": "、"}
 
 
@@ -58,7 +61,7 @@ class Claim:
     text: str = ""  # the directive as written
     session: int | None = None  # #N (None: the last session)
     until: int | None = None  # #A..B: the last session of the range (session is A)
-    scope: str | None = None  # "cuda" | "cpu": checked and shown only on that device
+    scope: str | None = None  # "cuda" | "cpu" | "reference" | "smNN": checked and shown only there
 
     @property
     def is_range(self) -> bool:
@@ -103,8 +106,8 @@ def kind(name: str, *, show: Callable[[Claim, Any, str], str] = show_plain, chec
 
 
 def capture_file(capture: Capture) -> str:
-    """The capture's file name, for messages: ``size_sweep.cuda.json``."""
-    return f"{capture.snippet.rsplit('/', 1)[-1]}.{capture.device}.json"
+    """The capture's file name, for messages: ``size_sweep.cuda-h200.json`` (``gpus.slot_of``)."""
+    return f"{capture.snippet.rsplit('/', 1)[-1]}.{gpus.slot_of(capture)}.json"
 
 
 def session_of(claim: Claim, capture: Capture) -> Session:
@@ -279,8 +282,8 @@ def _scope(tail: str, text: str) -> tuple[str, str | None]:
     if not scoped:
         return tail, None
     device = scoped[-1][1:]
-    if len(scoped) > 1 or words[-1] != scoped[-1] or device not in DEVICES:
-        raise ClaimError(f"{text}: a scope is one @cuda or @cpu, after the snippet's arguments and before the check")
+    if len(scoped) > 1 or words[-1] != scoped[-1] or not SCOPE.fullmatch(device):
+        raise ClaimError(f"{text}: a scope is one @cuda or @cpu (or @reference, or a GPU architecture such as @sm90), after the snippet's arguments and before the check")
     return " ".join(words[:-1]), device
 
 
@@ -380,16 +383,15 @@ class Reading:
         return self.claim.scope if self.capture is None else None
 
 
-def read(claim: Claim, fresh: tuple[Capture, ...], shown: Capture | None) -> Reading:
+def read(claim: Claim, fresh: tuple[Capture, ...], shown: Capture | None, reference: str | None = None) -> Reading:
     """Check ``claim`` on the fresh captures it speaks for, and read the value the page shows.
 
-    Unscoped: every fresh capture, the page's own capture shown. Scoped: only a fresh
-    capture of its device, which is also the one shown; none is not an error.
+    Unscoped: every fresh capture, the page's own shown. Scoped: the fresh captures of its scope, the first shown.
     """
     if claim.scope is None:
         targets, shown_here = fresh, shown
     else:
-        targets = tuple(c for c in fresh if c.device == claim.scope)
+        targets = tuple(c for c in fresh if gpus.in_scope(claim.scope, c, reference))
         shown_here = targets[0] if targets else None
     for capture in targets:
         check(claim, capture)

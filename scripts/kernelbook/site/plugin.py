@@ -5,15 +5,13 @@ configured in mkdocs.yml under ``plugins: - kernelbook: {...}`` (:class:`Kernelb
 Every problem (a missing or stale capture, a claim the captures contradict, twins that
 differ) is logged naming the page and the directive, and the build then fails.
 
-Each build (and each language build of mkdocs-static-i18n) starts from a fresh
-:class:`BuildRun` in ``on_config``: nothing found by one build is seen by the next, so
-``mkdocs serve`` rebuilds exactly as a new ``mkdocs build`` would. What is worth keeping
-across builds (drawn figures, rendered notebook pages) is kept on disk, keyed by content.
+Each build (and each language build of mkdocs-static-i18n) starts from a fresh :class:`BuildRun`
+in ``on_config``: nothing found by one build is seen by the next, so ``mkdocs serve`` rebuilds as
+``mkdocs build`` would. What is worth keeping (drawn figures, notebook pages) is on disk, keyed by content.
 
-A build changes nothing in ``docs/`` unless it succeeds: the chapter notebooks it makes
-are rendered from copies staged in the cache (the committed ``.ipynb`` is left alone),
-and written into ``docs/`` only at the very end of the whole build (every language
-built, no problem, no warning under ``strict``).
+A build changes nothing in ``docs/`` unless it succeeds: the chapter notebooks it makes are
+rendered from copies staged in the cache (the committed ``.ipynb`` is left alone), and written
+into ``docs/`` only at the very end of the build (every language built, no problem, no warning).
 """
 
 from __future__ import annotations
@@ -26,8 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
+from mkdocs.config import config_options as c, base
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
@@ -53,7 +50,7 @@ class BadInput(PluginError):
     """A file the book cannot use (a snippet's name, bytes that are not UTF-8): `kernelbook build` exits 2."""
 
 
-class KernelbookConfig(Config):
+class KernelbookConfig(base.Config):
     """The plugin's options; guide/architecture.md, "The MkDocs plugin", lists them in a table."""
 
     repository = c.Type(str, default="")  # GitHub "owner/name": the notebooks' Colab links
@@ -64,6 +61,7 @@ class KernelbookConfig(Config):
     cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
     glossary = c.Type(str, default="")  # the glossary's data file, relative to docs/ (never copied into the site); "": none
     glossary_page = c.Type(str, default="glossary.md")  # the glossary's page in each language's folder ([[kb:glossary]])
+    reference_gpu = c.Type(str, default="")  # GPU key --strict demands, shown first (gpus.reference_gpu reads it as text)
 
 
 # What the blocks the plugin writes are made of: notices and questions (admonition),

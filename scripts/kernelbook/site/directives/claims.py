@@ -37,7 +37,7 @@ def evaluate(claim: claims.Claim, ctx: Context) -> claims.Reading | None:
     if entry is None:
         return None
     try:
-        reading = claims.read(claim, entry.fresh, entry.shown)
+        reading = claims.read(claim, entry.fresh, entry.shown, entry.reference)
     except claims.ClaimError as exc:
         ctx.error(claim.text, str(exc).removeprefix(claim.text + ": "))
         return None
@@ -52,7 +52,7 @@ def evaluate(claim: claims.Claim, ctx: Context) -> claims.Reading | None:
 
 def needs_capture(device: str, lang: str) -> str:
     """What a scoped claim shows while its device has no fresh capture: "GPU capture needed"."""
-    return label("needs_cuda" if device == "cuda" else "needs_cpu", lang)
+    return label("needs_cpu" if device == "cpu" else "needs_cuda", lang)
 
 
 def inline_value(reading: claims.Reading, ctx: Context) -> str:

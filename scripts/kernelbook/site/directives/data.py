@@ -25,7 +25,7 @@ def data_notebook(d: Directive, ctx: Context) -> str:
         return found
     entry, texts, by_device = found
     device = entry.shown.device
-    return f'*{label("nb_data_from", ctx.lang, device=device.upper())}*\n\n' + fence(texts[device], by_device[device])
+    return f'*{label("nb_data_from", ctx.lang, device=device.upper())}*\n\n' + fence(texts[id(entry.shown)], by_device[device])
 
 
 @block("data", notebook=data_notebook)
@@ -36,12 +36,12 @@ def data(d: Directive, ctx: Context) -> str:
     entry, texts, by_device = found
 
     def block_of(capture: Capture) -> str:
-        return fence(texts[capture.device], by_device[capture.device])
+        return fence(texts[id(capture)], by_device[capture.device])
 
     return "\n".join(cpu_notice(entry, ctx) + per_device(entry, block_of))
 
 
-def _texts(d: Directive, ctx: Context) -> tuple[Entry, dict[str, str], dict[str, str]] | str:
+def _texts(d: Directive, ctx: Context) -> tuple[Entry, dict[int, str], dict[str, str]] | str:
     """The snippet's entry, the text of each fresh capture by device, and each device's code language;
     or what the page shows instead (an error marker, or nothing)."""
     words = d.arg.split()
@@ -55,7 +55,7 @@ def _texts(d: Directive, ctx: Context) -> tuple[Entry, dict[str, str], dict[str,
     entry = ctx.entry(snippet, d.text)
     if entry is None:
         return ""
-    texts: dict[str, str] = {}
+    texts: dict[int, str] = {}  # by capture (id): several GPUs' captures are all "cuda"
     for capture in entry.fresh:
         claim = claims.Claim("value", snippet, key, text=d.text)
         try:
@@ -67,7 +67,7 @@ def _texts(d: Directive, ctx: Context) -> tuple[Entry, dict[str, str], dict[str,
                              f"{type(got).__name__}, not text: [[kb:data]] shows a string the snippet stored")
         if capture.device not in by_device:
             return ctx.error(d.text, f"no code language for a {capture.device} capture: add @{capture.device} to {langs}")
-        texts[capture.device] = got
+        texts[id(capture)] = got
     return entry, texts, by_device
 
 

@@ -2,7 +2,8 @@
 
 * ``[[kb:objectives]]``: each chapter's learning objectives, linked to the chapter.
 * ``[[kb:device-checks]]``: every claim and question scoped to one device (``@cuda`` /
-  ``@cpu``), where it stands, and whether a fresh capture of that device checks it now.
+  ``@cpu``, ``@reference``, ``@smNN``), where it stands, and one row per GPU (or CPU) capture
+  that checks it now: the claim × GPU table.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from ... import gpus
 from .. import claims, objectives
 from ..escape import inert
 from ..labels import label
@@ -80,26 +82,30 @@ def scoped(page: PageText) -> list[Scoped]:
 
 
 def device_checks(d: Directive, ctx: Context) -> str:
-    rows, checked = [], 0
+    rows, checked, claimed = [], 0, 0
     for page in ctx.pages(ctx.lang):
         for item in scoped(page):
             entry = ctx.book.get(item.claim.snippet)
-            capture = getattr(entry, item.claim.scope) if entry is not None else None
-            device = item.claim.scope.upper() if item.claim.scope == "cpu" else "CUDA"
-            if capture is not None:
-                checked += 1
-                env = capture.environment
-                status = label("dc_checked", ctx.lang, device=inert(env.device_name), torch=inert(env.torch), date=inert(env.captured_at[:10]))
-            else:
-                status = label("dc_unchecked", ctx.lang, device=device)
+            scope = item.claim.scope
+            # one row per GPU (or CPU) capture the claim is checked on: the claim × GPU table
+            captures = [c for c in entry.fresh if gpus.in_scope(scope, c, entry.reference)] if entry is not None else []
+            device = {"cpu": "CPU", "cuda": "CUDA"}.get(scope, scope)
             url = item.page.url + (f"#{item.anchor}" if item.anchor else "")
             where = f'<a href="{html.escape(url)}">{_safe(title(item.page.text) or item.page.rel)}: {_safe(item.section)}</a>'
-            rows.append(f'<tr data-checked="{str(capture is not None).lower()}"><td>{where}</td>'
-                        f"<td><code>{_safe(item.claim.text)}</code></td><td>{status}</td></tr>")
+            claimed, checked = claimed + 1, checked + bool(captures)  # the summary counts claims; the rows, claim × GPU
+            for capture in captures or [None]:
+                if capture is not None:
+                    env = capture.environment
+                    status = label("dc_checked", ctx.lang, device=inert(env.device_name), torch=inert(env.torch), date=inert(env.captured_at[:10]))
+                    gpu = gpus.gpu_key(env.device_name, env.compute_capability) if capture.device == "cuda" else "cpu"
+                else:
+                    status, gpu = label("dc_unchecked", ctx.lang, device=device), ""
+                rows.append(f'<tr data-checked="{str(capture is not None).lower()}" data-gpu="{inert(gpu or "")}"><td>{where}</td>'
+                            f"<td><code>{_safe(item.claim.text)}</code></td><td>{status}</td></tr>")
     if not rows:
         return f"<p>{label('dc_none', ctx.lang)}</p>\n"
     head = "".join(f"<th>{label(k, ctx.lang)}</th>" for k in ("dc_where", "dc_claim", "dc_status"))
-    summary = label("dc_summary", ctx.lang, n=len(rows), checked=checked)
+    summary = label("dc_summary", ctx.lang, n=claimed, checked=checked)
     return (f'<p class="kb-dc-summary">{summary}</p>\n\n<div class="kb-device-checks"><table><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>\n')
 

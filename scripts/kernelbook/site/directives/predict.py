@@ -109,7 +109,7 @@ def _answer(reading: claims.Reading, lang: str) -> list[str]:
     """The answer's first lines: what the run gave (or which capture it waits for), its attribute list beside it."""
     claim = reading.claim
     if reading.capture is None:
-        device = label("device_gpu" if claim.scope == "cuda" else "device_cpu", lang)
+        device = label("device_cpu" if claim.scope == "cpu" else "device_gpu", lang)
         return [f"**{needs_capture(claim.scope, lang)}**", "{: .kb-answer .kb-needs-capture }", "",
                 label("answer_waits", lang, device=device)]
     value = claims.format_value(claim, reading.value, lang)

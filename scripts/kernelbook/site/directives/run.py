@@ -116,13 +116,31 @@ def interpreted(capture: Capture) -> bool:
 
 
 def per_device(entry: Entry, render: Callable[[Capture], str]) -> list[str]:
-    """What ``render`` makes of each fresh capture: CUDA and CPU tabs when both are, else the one shown."""
-    if entry.cuda and entry.cpu:
+    """What ``render`` makes of each fresh capture: a tab each when there are several, else the one shown."""
+    tabs = device_tabs(entry)
+    if len(tabs) > 1:
         parts = []
-        for name, capture in (("CUDA", entry.cuda), ("CPU", entry.cpu)):
+        for name, capture in tabs:
             parts += [f'=== "{name}"', "", indent(render(capture)), ""]
         return parts
     return [render(entry.shown), ""]
+
+
+def device_tabs(entry: Entry) -> list[tuple[str, Capture]]:
+    """The tabs of an example: the reference GPU, the other GPUs, then the CPU rehearsal.
+
+    With one GPU its tab is "CUDA"; with several each is named after its GPU key ("A100 80GB",
+    "T4"). Material's linked tabs (``content.tabs.link``) switch every tab of the same name on
+    the page together, so a reader's choice of GPU (or CPU) holds across the page.
+    """
+    many = len(entry.gpus) > 1
+    tabs = [(gpu_label(key) if many else "CUDA", c) for key, c in entry.gpus] or ([("CUDA", entry.cuda)] if entry.cuda else [])
+    return tabs + ([("CPU", entry.cpu)] if entry.cpu else [])
+
+
+def gpu_label(key: str) -> str:
+    """``a100_80gb`` -> ``A100 80GB``: a GPU's tab."""
+    return key.upper().replace("_", " ")
 
 
 def captured(capture: Capture, lang: str) -> str:
@@ -161,8 +179,9 @@ def kernel_table(capture: Capture, lang: str) -> str:
         f"<td>{format_seconds(session.kernel_time_us * 1e-6)}</td></tr>"
     )
     head = f'<tr><th>{label("kernel", lang)}</th><th>{label("launches", lang)}</th><th>{label("time", lang)}</th></tr>'
-    return (f'<div class="kb-kernels"><table><caption>{caption}</caption><thead>{head}</thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+    # a <section>, not a <div>: inside a tab (indented) md_in_html would take its </div> for the example's own
+    return (f'<section class="kb-kernels"><table><caption>{caption}</caption><thead>{head}</thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></section>')
 
 
 def kernel_markdown(capture: Capture, lang: str) -> str:

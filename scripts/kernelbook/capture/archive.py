@@ -1,0 +1,206 @@
+"""A contributed archive of one GPU's captures: ``kernelbook pack`` writes it, ``merge`` reads it. Stdlib only.
+
+``NAME.tar.gz`` holds ``manifest.json`` and the captures in the tree's layout
+(``snippets/<chapter>/captures/<name>.cuda-<key>.json`` and their traces). The manifest
+names the GPU (its key, ``gpus.gpu_key``), the environment every capture records (GPU,
+compute capability, driver, CUDA, torch, triton), each snippet's source hash, and the
+sha256 of every file. :func:`unpack` checks all of that before :mod:`merge` validates the
+captures as it validates any folder: each refusal is one line saying what and where.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tarfile
+from pathlib import Path, PurePosixPath
+
+from .. import gpus
+from ..errors import KernelbookError
+from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, load
+from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
+from .kernels import MAX_TRACE_BYTES
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+ENVIRONMENT = ("device_name", "compute_capability", "driver", "cuda", "torch", "triton")
+_MEMBER = re.compile(r"snippets/[a-z0-9_]+/" + CAPTURE_DIR + r"/[a-z0-9_]+\.cuda-[a-z0-9_]+(\.trace\d+\.json\.gz|\.json)")
+MAX_ARCHIVE_BYTES = 2 * 1024 ** 3  # inflated, all members together
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def environment_of(capture: Capture) -> dict[str, str | None]:
+    env = capture.environment
+    return {name: (capture.freshness.torch if name == "torch" else getattr(env, name)) for name in ENVIRONMENT}
+
+
+# ---------------------------------------------------------------- pack
+
+
+def pack(root: Path, out: Path, key: str, snippets: list[Snippet] | None = None, commit: str | None = None) -> dict:
+    """Write ``out`` with every fresh ``cuda-<key>`` capture of ``snippets`` (all by default); the manifest it holds.
+
+    A capture of another version of its snippet, or captures that disagree on their
+    environment, are refused: an archive is one GPU's run of one commit.
+    """
+    chosen = discover(root) if snippets is None else snippets
+    files: dict[str, bytes] = {}
+    hashes: dict[str, str] = {}
+    environment: dict | None = None
+    for snippet in chosen:
+        path = snippet.capture_path(gpus.slot(key))
+        if not path.is_file():
+            continue
+        try:
+            capture = load(path)
+        except CaptureError as exc:
+            raise KernelbookError(f"{exc}; re-capture it before packing") from None
+        current = source_hash(snippet.path)
+        if capture.freshness.source_hash != current:
+            raise KernelbookError(f"{path}: captured from another version of snippets/{snippet.id}.py; "
+                                  f"re-run `kernelbook capture --device cuda {snippet.id}` before packing")
+        env = environment_of(capture)
+        if environment is None:
+            environment = env
+        elif env != environment:
+            raise KernelbookError(f"{path}: records another environment than the other captures ({env} != {environment}); "
+                                  "pack the captures of one run")
+        hashes[snippet.id] = current
+        rel = path.parent.relative_to(root).as_posix()
+        for name in capture.trace_files:
+            files[f"{rel}/{name}"] = (path.parent / name).read_bytes()
+        files[f"{rel}/{path.name}"] = path.read_bytes()
+    if environment is None:
+        raise KernelbookError(f"no cuda-{key} capture to pack under {root / 'snippets'}; run `kernelbook capture --device cuda` first")
+    manifest = {"kernelbook_archive": FORMAT, "gpu": key, "commit": commit, "environment": environment,
+                "snippets": dict(sorted(hashes.items())), "files": {name: sha256(data) for name, data in sorted(files.items())}}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(out, "w:gz") as tar:
+        for name, data in [(MANIFEST, json.dumps(manifest, indent=1).encode("utf-8")), *sorted(files.items())]:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            tar.addfile(info, io.BytesIO(data))
+    return manifest
+
+
+def pack_command(root: Path, key: str | None, patterns: list[str], out: Path) -> str:
+    """``kernelbook pack``: the captures of GPU ``key`` (default: this machine's) into ``out``; what it did, in one line."""
+    from ..freshness import this_gpu_key
+    from ..snippets import select
+    from .runner import git_commit
+
+    key = key or this_gpu_key()
+    if not key:
+        raise KernelbookError("no GPU is visible to name the captures to pack; give --gpu KEY (e.g. t4)")
+    if not gpus.KEY.fullmatch(key):
+        raise KernelbookError(f"--gpu {key!r}: a GPU key is lower-case letters, digits and _ (e.g. t4, a100_80gb)")
+    manifest = pack(root, out, key, select(discover(root), patterns), git_commit(root))
+    return f"packed {len(manifest['snippets'])} capture(s) of GPU {key} with {len(manifest['files'])} file(s) into {out}"
+
+
+# ---------------------------------------------------------------- unpack and check
+
+
+def is_archive(path: Path) -> bool:
+    return path.name.endswith((".tar.gz", ".tgz")) and not path.is_dir()
+
+
+def unpack(root: Path, archive: Path, into: Path) -> Path:
+    """Check ``archive`` against its manifest and this tree, then write its files under ``into``; ``into``."""
+    where = str(archive)
+    members = _read_members(archive)
+    if MANIFEST not in members:
+        raise KernelbookError(f"{where}: no {MANIFEST}; pack captures with `kernelbook pack` (the capture kit does)")
+    manifest = _manifest(members.pop(MANIFEST), where)
+    environment = manifest.get("environment")
+    if not isinstance(environment, dict) or not all(isinstance(environment.get(n), str) and environment.get(n)
+                                                     for n in ("device_name", "driver", "cuda", "torch")):
+        raise KernelbookError(f"{where}: {MANIFEST} has no environment (GPU, driver, CUDA, torch); "
+                              "pack it again with `kernelbook pack`")
+    key = manifest.get("gpu")
+    named = gpus.gpu_key(environment["device_name"], environment.get("compute_capability"))
+    if not isinstance(key, str) or not gpus.KEY.fullmatch(key) or key != named:
+        raise KernelbookError(f"{where}: unknown GPU key {key!r}: its environment names {environment['device_name']} "
+                              f"(key {named}); pack it again with `kernelbook pack`")
+    listed = manifest.get("files")
+    if not isinstance(listed, dict) or set(listed) != set(members):
+        extra = sorted(set(members) - set(listed or {})) + sorted(set(listed or {}) - set(members))
+        raise KernelbookError(f"{where}: its files and {MANIFEST} disagree ({', '.join(extra[:3])}); "
+                              "a file was added or removed after packing")
+    for name, data in sorted(members.items()):
+        if listed[name] != sha256(data):
+            raise KernelbookError(f"{where}: {name} does not match its sha256 in {MANIFEST}: "
+                                  "it was changed after packing; pack it again from the capture run")
+        if f".cuda-{key}." not in name.rsplit("/", 1)[-1]:
+            raise KernelbookError(f"{where}: {name} is not a capture of GPU {key} (unknown GPU key); an archive holds one GPU's captures")
+    _check_versions(root, members, manifest.get("snippets"), key, where)
+    for name, data in members.items():
+        target = into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return into
+
+
+def _read_members(archive: Path) -> dict[str, bytes]:
+    """Every member, bounded; only plain files at the names an archive may hold (no link, no ``..``)."""
+    where = str(archive)
+    found: dict[str, bytes] = {}
+    total = 0
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            for member in tar:
+                name = member.name.removeprefix("./")
+                if not member.isfile() or PurePosixPath(name).is_absolute() or ".." in PurePosixPath(name).parts:
+                    raise KernelbookError(f"{where}: member {member.name!r} is not a plain file inside the archive; refused")
+                if name != MANIFEST and not _MEMBER.fullmatch(name):
+                    raise KernelbookError(f"{where}: member {name!r} is neither {MANIFEST} nor a GPU capture or trace "
+                                          f"(snippets/<chapter>/{CAPTURE_DIR}/<name>.cuda-<gpu>.json)")
+                limit = MAX_TRACE_BYTES if name.endswith(".gz") else MAX_CAPTURE_BYTES
+                total += member.size
+                if member.size > limit or total > MAX_ARCHIVE_BYTES:
+                    raise KernelbookError(f"{where}: {name} is too large ({member.size} bytes)")
+                if name in found:
+                    raise KernelbookError(f"{where}: {name} appears twice")
+                handle = tar.extractfile(member)
+                found[name] = handle.read(limit + 1) if handle else b""
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise KernelbookError(f"{where}: not a readable .tar.gz ({exc})") from None
+    return found
+
+
+def _manifest(data: bytes, where: str) -> dict:
+    try:
+        manifest = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise KernelbookError(f"{where}: {MANIFEST} is not JSON ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("kernelbook_archive") != FORMAT:
+        raise KernelbookError(f"{where}: {MANIFEST} is not a kernelbook archive manifest of format {FORMAT}")
+    return manifest
+
+
+def _check_versions(root: Path, members: dict[str, bytes], hashes, key: str, where: str) -> None:
+    """Every capture is of this tree's version of its snippet, as the manifest says."""
+    known = {s.id: s for s in discover(root)}
+    if not isinstance(hashes, dict):
+        raise KernelbookError(f"{where}: {MANIFEST} lists no snippet source hashes")
+    for name, data in members.items():
+        if not name.endswith(".json"):
+            continue
+        parts = name.split("/")
+        sid = f"{parts[1]}/{parts[3].split('.', 1)[0]}"
+        snippet = known.get(sid)
+        if snippet is None:
+            raise KernelbookError(f"{where}: {name}: snippet {sid} is not in this tree (no snippets/{sid}.py)")
+        try:
+            recorded = json.loads(data.decode("utf-8"))["freshness"]["source_hash"]
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+            raise KernelbookError(f"{where}: {name} is not a capture (no freshness.source_hash)") from None
+        current = source_hash(snippet.path)
+        if recorded != current or hashes.get(sid) != current:
+            raise KernelbookError(f"{where}: {name} was captured from another version of snippets/{sid}.py than this tree's; "
+                                  "capture it again at this tree's commit")

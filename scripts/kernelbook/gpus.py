@@ -1,0 +1,108 @@
+"""Which GPU a CUDA capture was made on, as a short stable key, and where its file lies. Pure.
+
+A snippet has one CUDA capture per GPU model, beside its CPU capture:
+``<name>.cuda-<key>.json`` (traces ``<name>.cuda-<key>.trace<i>.json.gz``). The key comes
+from the name the driver gives the GPU (see :func:`gpu_key`): ``NVIDIA H200`` -> ``h200``,
+``NVIDIA A100-SXM4-80GB`` -> ``a100_80gb``, ``Tesla T4`` -> ``t4``. A file written before
+keys existed, ``<name>.cuda.json``, is still read: its key is the one its recorded GPU gives.
+
+The capture side (status, merge, the GPU runner) reads the book's reference GPU from
+``mkdocs.yml`` as text (:func:`reference_gpu`): it never imports yaml.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .records import Capture
+
+KEY = re.compile(r"[a-z0-9_]+")
+# A slot names one capture file of a snippet: "cpu", "cuda" (unkeyed, from before keys) or "cuda-<key>".
+SLOT = re.compile(r"cpu|cuda(?:-[a-z0-9_]+)?")
+_VENDOR = {"nvidia", "tesla", "geforce", "quadro"}
+# Words that tell a board's form factor or memory kind, not its chip and memory size: an
+# A100 80GB is one GPU model for the book whether it sits in a PCIe or an SXM4 slot.
+_FORM = re.compile(r"sxm\d*|pcie|hbm\d*e?|nvl|smx\d*|mig")
+
+
+def gpu_key(device_name: str | None, compute_capability: str | None = None) -> str | None:
+    """The key of a GPU: its name lower-cased, vendor and form-factor words dropped, words joined by ``_``.
+
+    A MIG slice ("NVIDIA A100-SXM4-40GB MIG 1g.5gb") has its GPU's key. A name that leaves
+    no word falls back to the architecture (``sm90``); None when neither is known.
+    """
+    name = (device_name or "").split(" MIG ", 1)[0].lower()
+    words = [w for w in re.split(r"[^a-z0-9]+", name) if w and w not in _VENDOR and not _FORM.fullmatch(w)]
+    if words:
+        return "_".join(words)
+    return arch(compute_capability)
+
+
+def arch(compute_capability: str | None) -> str | None:
+    """``9.0`` -> ``sm90``: the architecture a claim can be scoped to (``@sm90``)."""
+    if not compute_capability or not re.fullmatch(r"\d+\.\d+", compute_capability.strip()):
+        return None
+    return "sm" + compute_capability.strip().replace(".", "")
+
+
+def slot(key: str | None) -> str:
+    """The capture slot of a CUDA capture on the GPU ``key`` (unkeyed when the GPU is unknown)."""
+    return f"cuda-{key}" if key else "cuda"
+
+
+def slot_of(capture: "Capture") -> str:
+    """The slot a capture is written to: ``cpu``, or ``cuda-<key>`` of the GPU it records."""
+    env = capture.environment
+    return slot(gpu_key(env.device_name, env.compute_capability)) if capture.device == "cuda" else capture.device
+
+
+def device_of(slot_name: str) -> str:
+    """``cuda-h200`` -> ``cuda``: the device kind a slot's capture records."""
+    return slot_name.split("-", 1)[0]
+
+
+def key_of(slot_name: str) -> str | None:
+    """``cuda-h200`` -> ``h200``; None for ``cuda`` and ``cpu``."""
+    return slot_name.split("-", 1)[1] if "-" in slot_name else None
+
+
+def cuda_slots(captures: Path, stem: str) -> list[str]:
+    """The CUDA slots ``<stem>.cuda*.json`` in a captures folder: ``cuda`` first, then by key."""
+    if not captures.is_dir():
+        return []
+    found = []
+    for path in captures.glob(f"{stem}.cuda*.json"):
+        name = path.name[len(stem) + 1:-len(".json")]
+        if SLOT.fullmatch(name) and name != "cpu":
+            found.append(name)
+    return sorted(found, key=lambda s: (s != "cuda", s))
+
+
+def book_option(root: Path, name: str) -> str | None:
+    """A kernelbook plugin option in ``root/mkdocs.yml``, read as text (``name: value``, one line), or None."""
+    try:
+        text = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = re.search(rf"^\s+{re.escape(name)}:\s*['\"]?([^'\"#\s]*)['\"]?\s*(?:#.*)?$", text, re.MULTILINE)
+    return found.group(1) if found and found.group(1) else None
+
+
+def reference_gpu(root: Path) -> str | None:
+    """The kernelbook plugin's ``reference_gpu`` in ``root/mkdocs.yml`` (read as text), or None."""
+    return book_option(root, "reference_gpu")
+
+
+def in_scope(scope: str | None, capture: "Capture", reference: str | None = None) -> bool:
+    """Does a claim scoped ``scope`` (``@cuda``, ``@cpu``, ``@reference``, ``@sm90``) speak for ``capture``?"""
+    if scope is None or scope == capture.device:
+        return True
+    if capture.device != "cuda" or scope == "cpu":
+        return False
+    env = capture.environment
+    if scope == "reference":
+        return reference is not None and gpu_key(env.device_name, env.compute_capability) == reference
+    return arch(env.compute_capability) == scope
