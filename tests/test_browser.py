@@ -212,13 +212,14 @@ KEY_TERMS = [
     ("ja", "帯域", "ch02", "copy-roof"), ("en", "bandwidth", "ch02", "copy-roof"),
     ("ja", "ルーフライン", "ch02", "roofline"), ("en", "roofline", "ch02", "roofline"),
     ("ja", "グラフブレーク", "ch03", "graph-breaks"), ("en", "graph break", "ch03", "graph-breaks"),
-    ("ja", "ガード", "ch03", "guards-recompiles"), ("en", "guard", "ch03", "guards-recompiles"),
+    # Guards and recompiles are taught by a section and its subsections (the recompile limit, and
+    # watching breaks, recompiles and guards in the logs): any of them may come first.
+    ("ja", "ガード", "ch03", ("guards-recompiles", "diagnostics")), ("en", "guard", "ch03", ("guards-recompiles", "diagnostics")),
     ("ja", "CUDA グラフ", "ch03", "cuda-graphs"), ("en", "CUDA graph", "ch03", "cuda-graphs"),
     # Words mixing kanji and katakana, typed as one word (mkdocs.yml's search separator splits
-    # them as the index does). Recompiles are taught by a section and its subsection on the limit:
-    # either may come first.
-    ("ja", "再コンパイル", "ch03", ("guards-recompiles", "recompile-limit")),
-    ("en", "recompile", "ch03", ("guards-recompiles", "recompile-limit")),
+    # them as the index does).
+    ("ja", "再コンパイル", "ch03", ("guards-recompiles", "recompile-limit", "diagnostics")),
+    ("en", "recompile", "ch03", ("guards-recompiles", "recompile-limit", "diagnostics")),
     ("ja", "カーネル融合", "ch01", "fusion"),
     ("ja", "マスク", "ch04", "mask"), ("en", "mask", "ch04", "mask"),
 ]

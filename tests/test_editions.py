@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM, ROOT, _Quiet, run_cli, write
+from conftest import ROOT, _Quiet, run_cli, write
 
 MKDOCS = """
 site_name: Editions test
@@ -241,21 +241,14 @@ def test_instructors_links_point_into_the_edition(editions):
 
 
 @pytest.fixture(scope="module")
-def page(editions_url):
-    if CHROMIUM is None:
-        pytest.skip("no `chromium` on PATH (Debian: apt-get install chromium); never `playwright install`")
-    from playwright.sync_api import sync_playwright
-
-    from conftest import CHROMIUM_ARGS
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        tab = browser.new_page()
-        tab.requests, tab.failures = [], []
-        tab.on("request", lambda r: tab.requests.append(r.url))
-        tab.on("response", lambda r: r.status >= 400 and tab.failures.append(f"HTTP {r.status}: {r.url}"))
-        yield tab
-        browser.close()
+def page(editions_url, browser):
+    """A tab of the session's one Chromium (Playwright's sync API allows one per process)."""
+    tab = browser.new_page()
+    tab.requests, tab.failures = [], []
+    tab.on("request", lambda r: tab.requests.append(r.url))
+    tab.on("response", lambda r: r.status >= 400 and tab.failures.append(f"HTTP {r.status}: {r.url}"))
+    yield tab
+    tab.close()
 
 
 def _open(page, url: str) -> None:

@@ -448,7 +448,7 @@ HOSTILE_TRACES = {
     "ts_nan": ("tsnan.json", _trace(_event(ts=1.0)).replace(b'"ts": 1.0', b'"ts": NaN'), "NaN"),
     "not_utf8": ("latin1.json", _trace(_event(name="caf")).replace(b'"caf"', b'"caf\xe9"'), "not UTF-8"),
     "utf16": ("utf16.json", _trace().decode().encode("utf-16"), "not UTF-8"),
-    "capture_not_utf8": ("bad.cpu.json", (ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_bytes().replace(b"AMD", b"\xff\xfe"), "not UTF-8"),
+    "capture_not_utf8": ("bad.cpu.json", (ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_bytes().replace(b"\"device_kind\"", b"\"device_kind\xff\xfe\"", 1), "not UTF-8"),
     "capture_stdout_string": ("str.cpu.json", json.dumps({**json.loads((ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_text()),
                                                           "stdout": "one string"}).encode(), "stdout"),
 }

@@ -102,26 +102,11 @@ def _state_record(st, refused: str | None = None, reference: bool = False) -> di
 
 
 def cmd_kernels(args: argparse.Namespace) -> int:
-    from .capture.kernels import TraceError, extract, read_json, validate_trace
+    from .capture.kernels import read_kernels
     from .kernel_names import short_name
-    from .records import SCHEMA, CaptureError, from_json
 
     path = Path(args.file)
-    if not path.exists() and not path.is_symlink():
-        raise KernelbookError(f"{path}: no such file")
-    try:
-        raw = read_json(path)  # bounded, strict JSON: a capture or a Chrome trace, told apart by content
-        if isinstance(raw, dict) and str(raw.get("schema", "")).startswith(SCHEMA.rsplit("/", 1)[0] + "/"):
-            cap = from_json(raw, str(path))
-            session = cap.last_session
-            kernels, launches, kind = (session.kernels, session.launches, session.device_kind) if session else ((), 0, cap.device)
-        else:
-            found = extract(validate_trace(raw, str(path)))
-            kernels, launches, kind = found.kernels, found.launches, found.device_kind
-    except (TraceError, CaptureError) as exc:
-        raise KernelbookError(str(exc)) from None
-    except (KeyError, TypeError, ValueError) as exc:  # events of some other wrong shape
-        raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
+    kernels, launches, kind = read_kernels(path)
     if args.json:
         print(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},

@@ -254,3 +254,25 @@ def validate_trace(trace: Any, where: str) -> dict[str, Any]:
     if not complete:
         raise TraceError(f"{where}: the trace is empty (no complete events); was anything run under the profiler?")
     return trace
+
+
+def read_kernels(path: Path) -> tuple[tuple[Kernel, ...], int, str]:
+    """``kernelbook kernels FILE``: (kernels, launches, device kind) of a capture or a Chrome trace,
+    told apart by content; anything unusable is one KernelbookError naming the file."""
+    from ..errors import KernelbookError
+    from ..records import SCHEMA, CaptureError, from_json
+
+    if not path.exists() and not path.is_symlink():
+        raise KernelbookError(f"{path}: no such file")
+    try:
+        raw = read_json(path)  # bounded, strict JSON
+        if isinstance(raw, dict) and str(raw.get("schema", "")).startswith(SCHEMA.rsplit("/", 1)[0] + "/"):
+            cap = from_json(raw, str(path))
+            session = cap.last_session
+            return (tuple(session.kernels), session.launches, session.device_kind) if session else ((), 0, cap.device)
+        found = extract(validate_trace(raw, str(path)))
+        return tuple(found.kernels), found.launches, found.device_kind
+    except (TraceError, CaptureError) as exc:
+        raise KernelbookError(str(exc)) from None
+    except (KeyError, TypeError, ValueError) as exc:  # events of some other wrong shape
+        raise KernelbookError(f"{path}: a trace event is malformed ({type(exc).__name__}: {exc})") from None
