@@ -99,7 +99,7 @@ def crafted(root: Path, snippet: str, device: str, source: str | None = None, **
         other = root.parent / f"{root.name}-earlier" / chapter / f"{name}.py"
         write(other, source)
         digest = source_hash(other)
-    environment = {"device_kind": device, "device_name": "NVIDIA H100 80GB HBM3" if device == "cuda" else "CPU (test)",
+    environment = {"device_kind": device, "device_name": "NVIDIA H200" if device == "cuda" else "CPU (test)",
                    "torch": "2.13.0", "python": "3.12.3", "platform": "Linux", "captured_at": "2026-01-02T03:04:05Z",
                    "compute_capability": "9.0" if device == "cuda" else None, "driver": None,
                    "cuda": "13.0" if device == "cuda" else None, "triton": triton_version(), "git_commit": None, "settings": {}}
@@ -250,14 +250,14 @@ def test_collect_keeps_what_a_shard_wrote_and_names_its_gpu(runner, tmp_path):
     git_commit(tree)
     crafted(tree, "ch01/a", "cuda")  # re-captured by this shard
     crafted(tree, "ch02/c", "cuda")  # a first capture; ch01/b failed and wrote nothing
-    runner.fake("nvidia-smi", 'for a in "$@"; do [ "$a" = --id=1 ] && { echo "NVIDIA H100 80GB HBM3"; exit 0; }; done; exit 9\n')
+    runner.fake("nvidia-smi", 'for a in "$@"; do [ "$a" = --id=1 ] && { echo "NVIDIA H200"; exit 0; }; done; exit 9\n')
     _, collect = named("capture", "Collect this shard's captures")
     done = runner.run(collect["run"], tree, SHARD="2/3", CUDA_VISIBLE_DEVICES="1")
     assert done.returncode == 0, done.stdout + done.stderr
     shard = runner.temp / "shard"
     files = sorted(str(p.relative_to(shard)) for p in shard.rglob("*") if p.is_file())
     assert files == ["gpu.txt", "shard.txt", "snippets/ch01/captures/a.cuda.json", "snippets/ch02/captures/c.cuda.json"]
-    assert (shard / "shard.txt").read_text() == "2/3\n" and (shard / "gpu.txt").read_text() == "NVIDIA H100 80GB HBM3\n"
+    assert (shard / "shard.txt").read_text() == "2/3\n" and (shard / "gpu.txt").read_text() == "NVIDIA H200\n"
     runner.fake("nvidia-smi", "exit 9\n")  # no answer: the shard still uploads, its GPU unknown
     assert runner.run(collect["run"], tree, SHARD="2/3").returncode == 0
     assert (shard / "gpu.txt").read_text() == "unknown\n"
@@ -270,7 +270,7 @@ def _venv_in(tree: Path) -> None:
     (tree / ".venv").symlink_to(Path(sys.executable).parents[1])  # the steps call .venv/bin/kernelbook
 
 
-def _artifact(runner: Runner, name: str, tree: Path, files: list[str], shard: str, gpu: str = "NVIDIA H100 80GB HBM3") -> Path:
+def _artifact(runner: Runner, name: str, tree: Path, files: list[str], shard: str, gpu: str = "NVIDIA H200") -> Path:
     """What download-artifact leaves for one shard (several: shards/<name>/...)."""
     dest = runner.temp / "shards" / name
     for rel in files:
@@ -323,7 +323,7 @@ def test_merge_refuses_shards_from_two_gpu_models(runner, tmp_path):
     _, merge = named("publish", "merge")
     done = runner.run(merge["run"], tree)
     assert done.returncode == 1
-    assert "::error::the shards ran on 2 GPU models (NVIDIA A100-SXM4-80GB,NVIDIA H100 80GB HBM3)" in done.stdout
+    assert "::error::the shards ran on 2 GPU models (NVIDIA A100-SXM4-80GB,NVIDIA H200)" in done.stdout
     assert "its own runner label" in done.stdout
     assert not (tree / "snippets/ch01/captures/a.cuda.json").exists()  # refused before merging
 
@@ -575,10 +575,10 @@ def test_the_gpu_checks_without_a_gpu_fail_in_one_line():
 def test_a_runner_with_another_gpu_model_than_the_captures_is_named(tmp_path):
     tree = book(tmp_path / "tree", snippets=("ch01/a", "ch01/b", "ch01/c"))
     crafted(tree, "ch01/a", "cuda")
-    crafted(tree, "ch01/b", "cuda", device_name="NVIDIA H100 80GB HBM3 MIG 1g.10gb")  # a slice of the same GPU
+    crafted(tree, "ch01/b", "cuda", device_name="NVIDIA H200 MIG 1g.10gb")  # a slice of the same GPU
     recorded = preflight.recorded_gpus(tree)
-    assert recorded == ["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3 MIG 1g.10gb"]
-    assert preflight.model_note("NVIDIA H100 80GB HBM3", recorded) is None
+    assert recorded == ["NVIDIA H200", "NVIDIA H200 MIG 1g.10gb"]
+    assert preflight.model_note("NVIDIA H200", recorded) is None
     note = preflight.model_note("NVIDIA A100-SXM4-80GB", recorded)
-    assert note.startswith("2 of the 2 committed CUDA captures record another GPU (NVIDIA H100 80GB HBM3, NVIDIA H100 80GB HBM3 MIG 1g.10gb)")
+    assert note.startswith("2 of the 2 committed CUDA captures record another GPU (NVIDIA H200, NVIDIA H200 MIG 1g.10gb)")
     assert "its own label" in note and "\n" not in note

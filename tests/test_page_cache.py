@@ -51,3 +51,12 @@ def test_a_render_that_warned_is_converted_again(tmp_path):
     _build(tmp_path, "broken", warn=True)
     again, seen = _build(tmp_path, "broken", warn=True)
     assert (again.renders, seen) == (1, [False])  # and so it warns again: a strict build still fails
+
+
+def test_a_damaged_entry_is_a_miss_never_shown():
+    """Entries are read back as the plugin wrote them or not at all (a damaged file is converted again)."""
+    good = {"content": "<p>x</p>", "toc": [], "title": None, "anchors": ["a"], "links_to_anchors": {"en/ch01/index.md": {}}}
+    assert page_cache._well_formed(good)
+    for bad in ({}, [], None, "text", {**good, "content": 3}, {**good, "toc": {}}, {**good, "anchors": [1]},
+                {**good, "links_to_anchors": []}, {k: v for k, v in good.items() if k != "title"} | {"title": 2}):
+        assert not page_cache._well_formed(bad), bad

@@ -151,3 +151,14 @@ def test_zensical_builds_the_tree(rendered: Path, tmp_path: Path):
         assert facts["examples"] and any("aten::" in text or "kernel" in text.lower() for text in facts["examples"].values())
         assert facts["figures"]
         assert (page.parent / "../figures/copy_roof.svg").resolve().is_file()
+
+
+@pytest.mark.parametrize("target", ["docs", "docs/ja", "snippets", "."])
+def test_render_refuses_a_folder_that_holds_or_is_inside_the_books_sources(tmp_path: Path, target: str):
+    """`kernelbook render docs` would replace docs/ja and docs/en with the rendered tree: one line, exit 2, nothing touched."""
+    project = copy_project(tmp_path / "book")
+    before = sorted(p.relative_to(project) for p in (project / "docs").rglob("*"))
+    done = run_cli("render", str(project / target), root=project, **MKDOCS_ENV)
+    assert done.returncode == 2 and "name a folder of its own" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert sorted(p.relative_to(project) for p in (project / "docs").rglob("*")) == before

@@ -17,7 +17,7 @@ from typing import Any
 
 from .kernel_names import short_name
 from .records import Capture
-from .summaries import KernelCount, SessionSummary, Summary, summary_from_json  # noqa: F401 - re-exported
+from .summaries import KernelCount, SessionSummary, Summary  # noqa: F401 - re-exported
 
 THRESHOLD = 0.10
 # What a reviewer is told about where a capture ran, in this order (not the date or commit: every run moves those).

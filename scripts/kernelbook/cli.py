@@ -293,7 +293,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("status", help="every snippet × device: fresh, stale, missing, error, unreadable")
     s.add_argument("--json", action="store_true")
-    s.add_argument("--strict", action="store_true", help="exit 1 when a CUDA capture is missing or stale, or the build would refuse any capture (CPU ones too)")
+    s.add_argument("--strict", action="store_true", help="exit 1 when a capture of the reference GPU (mkdocs.yml's reference_gpu) is missing or stale, or the build would refuse any capture (CPU ones too)")
     s.set_defaults(func=cmd_status)
 
     k = sub.add_parser("kernels", help="kernels launched, from a Chrome trace (.json/.json.gz) or a capture")

@@ -136,7 +136,7 @@ def assess(root: Path, snippet: Snippet, device: str, runnable: tuple[str, ...],
         why["torch"] = f"torch changed ({capture.freshness.torch} -> {torch_now})"
     if kind == "cuda" and kind in runnable:
         why.update(cuda_changes(capture, machine.cuda_environment()))
-    elif kind in runnable:
+    elif kind in runnable and torch_now:  # no torch here (the plan job): nothing runs, nothing to compare
         why.update(triton_change(capture, machine.triton_version()))
     if why:
         return State(snippet, device, "stale", ", ".join(why.values()), capture, tuple(why))
@@ -202,6 +202,6 @@ def check_inputs(root: Path, folder: str = "snippets") -> None:
             try:
                 capture = load(path)
             except CaptureError as exc:
-                raise KernelbookError(f"{exc} (re-run `kernelbook capture --device {device} {snippet.id}`, or delete it)") from None
+                raise KernelbookError(f"{exc} (re-run `kernelbook capture --device {gpus.device_of(device)} {snippet.id}`, or delete it)") from None
             if capture.snippet != snippet.id or capture.device != gpus.device_of(device):
                 raise KernelbookError(f"{path}: records {capture.snippet} ({capture.device}), expected {snippet.id} ({gpus.device_of(device)})")

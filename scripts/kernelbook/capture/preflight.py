@@ -25,6 +25,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from ..gpus import gpu_key, reference_gpu
 from ..machine import cuda_runtime, nvidia_gpu, same_gpu
 from ..records import CaptureError, load
 from ..snippets import discover
@@ -191,7 +192,26 @@ def recorded_gpus(root: Path) -> list[str]:
     return names
 
 
-CHECKS = (check_driver, check_toolchain, check_gpu, check_compile)
+def reference_problem(name: str, capability: str | None, reference: str | None) -> str | None:
+    """The book's runner captures its reference GPU: another model's captures would never make `status --strict` pass."""
+    key = gpu_key(name, capability)
+    if reference is None or key == reference:
+        return None
+    return (f"this runner's GPU is {name} (key {key}), the book's reference GPU is {reference} (mkdocs.yml's reference_gpu): "
+            "run the workflow on a runner with that GPU, or change reference_gpu (a contribution from another GPU: guide/gpu.md)")
+
+
+def check_reference() -> str:
+    gpu = nvidia_gpu()
+    if gpu is None:
+        return "nvidia-smi names no GPU: the reference GPU is not checked"
+    problem = reference_problem(gpu[0], gpu[1], reference_gpu(Path.cwd()))
+    if problem:
+        raise NotReady(problem)
+    return f"{gpu[0]} is the book's reference GPU"
+
+
+CHECKS = (check_driver, check_toolchain, check_gpu, check_reference, check_compile)
 
 
 def main() -> int:

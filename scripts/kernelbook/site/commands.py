@@ -111,10 +111,19 @@ def notebooks_write(root: Path) -> list[Path]:
 
 def render(root: Path, out: Path) -> int:
     """``kernelbook render OUT``: 0 written, 1 a problem in the book (nothing written); KernelbookError: bad input."""
-    from . import plain_tree
+    from . import editions, plain_tree
 
     with _mkdocs_log():
         _, settings = load(root)
+    for own in (settings.docs_dir, settings.root / settings.snippets_dir, settings.root / "scripts"):
+        own = own.resolve()  # the book's own sources: replacing OUT's language folders would delete them
+        if out == own or own in out.parents or out in own.parents:
+            raise KernelbookError(f"kernelbook render {out}: that folder holds or is inside the book's {own.name}/; "
+                                  "name a folder of its own (e.g. build/plain)")
+    try:
+        editions.current()  # an edition name that is not one (MIKE_DOCS_VERSION): bad input, one line
+    except ValueError as exc:
+        raise KernelbookError(f"kernelbook render: {exc}") from None
     with _book_lock(settings.root, "kernelbook render"):
         tree = plain_tree.render_book(root)
     for note in tree.unchecked:  # not failures: the instructors' page lists them too

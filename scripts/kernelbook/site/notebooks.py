@@ -39,7 +39,7 @@ from urllib.parse import quote
 from ..records import Capture, write_atomic
 from . import objectives, unrendered
 from .book import Entry, load_book
-from .directives import CELL, Context, render_notebook
+from .directives import Context, render_notebook
 from .escape import inert
 from .figure_cache import Draw, drawing, shown_drawing
 from .glossary import Glossary, load as load_glossary

@@ -91,6 +91,8 @@ def cache_render(page, folder: Path, site: str, report=None) -> None:
             entry = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             entry = None
+        if not _well_formed(entry):  # a damaged entry is converted again, never shown
+            entry = None
         if entry is not None:
             linked = {files.get_file_from_path(src): links for src, links in entry["links_to_anchors"].items()}
             if None not in linked:
@@ -99,7 +101,10 @@ def cache_render(page, folder: Path, site: str, report=None) -> None:
                 page.present_anchor_ids = set(entry["anchors"])
                 if logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:  # as render does
                     page.links_to_anchors = linked
-                path.touch()
+                try:
+                    path.touch()  # kept KEEP_DAYS from its last use
+                except OSError:
+                    pass
                 if report:
                     report(True)
                 return
@@ -140,3 +145,12 @@ def _prune(folder: Path) -> None:
                 old.unlink()
         except OSError:
             pass
+
+
+def _well_formed(entry: object) -> bool:
+    """A cache entry as ``render`` writes it: anything else (a damaged or foreign file) is a miss."""
+    return (isinstance(entry, dict) and isinstance(entry.get("content"), str) and isinstance(entry.get("toc"), list)
+            and isinstance(entry.get("title"), (str, type(None))) and isinstance(entry.get("anchors"), list)
+            and all(isinstance(a, str) for a in entry["anchors"])
+            and isinstance(entry.get("links_to_anchors"), dict)
+            and all(isinstance(k, str) for k in entry["links_to_anchors"]))

@@ -102,7 +102,7 @@ class BuildRun:
     @cached_property
     def quoted(self) -> frozenset[str]:
         """What looks like a directive in the captures' own strings: shown as their text, never a leftover."""
-        return unrendered.quoted(c for e in self.book.values() for c in (e.cuda, e.cpu) if c is not None)
+        return unrendered.quoted(c for e in self.book.values() for c in e.fresh)
 
 
 class KernelbookPlugin(BasePlugin[KernelbookConfig]):
