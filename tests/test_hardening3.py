@@ -290,6 +290,40 @@ def test_a_malformed_notebook_cache_entry_is_converted_again(tmp_path):
         page.render = convert
 
 
+def test_a_notebook_page_converted_once_comes_from_the_cache_and_a_tampered_file_does_not(tmp_path):
+    """What cache_render writes, read_entry takes back (a warm build converts no notebook); a file whose name
+    is not its content's, or a name outside the notebook assets folder, is a miss."""
+    import base64
+    from types import SimpleNamespace
+
+    from kernelbook.site import notebook_assets, notebook_cache
+
+    notebook = write(tmp_path / "nb.ipynb", "{}")
+    converted = []
+
+    def convert(config, files):
+        converted.append(True)
+        page.content, page.toc = '<style>.jp-Cell{color:red}</style><div class="jp-Cell">x</div>', []
+
+    def fresh_page():
+        return SimpleNamespace(render=convert, file=SimpleNamespace(abs_src_path=str(notebook), src_uri="nb.ipynb"),
+                               content=None, toc=None)
+
+    folder = tmp_path / "cache"
+    for _ in range(2):
+        page = fresh_page()
+        notebook_cache.cache_render(page, folder, {}, {}, lambda *a: None)
+        page.render(None, None)
+    assert converted == [True], "the second render must come from the cache"
+    (path,) = folder.glob("*.json")
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    assert entry["files"] and all(notebook_assets.NAME.fullmatch(name) for name in entry["files"])
+    name = next(iter(entry["files"]))
+    for files in ({name: base64.b64encode(b"tampered").decode()}, {"../../../etc/x.css": entry["files"][name]}):
+        path.write_text(json.dumps({**entry, "files": files}), encoding="utf-8")
+        assert notebook_cache.read_entry(path) is None, files
+
+
 # ---------------------------------------------------------------- a snippet outliving its capture
 
 ESCAPER = """

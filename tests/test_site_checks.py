@@ -306,6 +306,9 @@ def test_the_footer_goes_chapter_to_chapter_and_notebooks_stay_reachable(built_s
 # ---------------------------------------------------------------- device-scoped claims, broken on purpose
 
 
+CRAFTED_KEY = "h100_crafted_by_a_test"  # gpus.gpu_key of the crafted captures' device name: one file per GPU model
+
+
 def craft_cuda(book: Path, stem: str, edit) -> None:
     """Test data in a throwaway copy: a "CUDA capture" of ``stem``, made from its CPU capture
     (same source hash, so it is fresh), relabelled, then changed by ``edit(raw)``."""
@@ -318,7 +321,7 @@ def craft_cuda(book: Path, stem: str, edit) -> None:
     edit(raw)
     for session in raw["sessions"]:
         session["launches"] = sum(k["count"] for k in session["kernels"])
-    (book / f"snippets/ch01/captures/{stem}.cuda.json").write_text(json.dumps(raw))
+    (book / f"snippets/ch01/captures/{stem}.cuda-{CRAFTED_KEY}.json").write_text(json.dumps(raw))
 
 
 def kernels(*names: str) -> list[dict]:
@@ -353,11 +356,11 @@ def test_each_kind_of_scoped_claim_fails_the_build_naming_page_claim_and_capture
     for lang in ("ja",):  # the build stops after the first language that fails: Japanese, built first
         page = f"{lang}/ch01/index.md: "
         for claim, says in (
-            ("[[kb:ratio ch01/size_sweep rows.-1.eager_s / rows.-1.compiled_s @cuda >= 1.4]]", "the cuda capture size_sweep.cuda.json says 1.1× " + crafted),
-            ("[[kb:ratio ch01/size_sweep compiled_bandwidth_bytes_per_s / copy_bandwidth_bytes_per_s @cuda >= 0.7]]", "the cuda capture size_sweep.cuda.json says 0.50× " + crafted),
-            ("[[kb:predict ch01/ex_sum#1 launches @cuda == 2]]", "the cuda capture ex_sum.cuda.json says 1 " + crafted),
-            ("[[kb:predict ch01/ex_item value device_to_host_copies @cuda == 1]]", "the cuda capture ex_item.cuda.json says 0 " + crafted),
-            ("[[kb:predict ch01/ex_sigmoid#0 launches == 3]]", "the cuda capture ex_sigmoid.cuda.json says 4 " + crafted),
+            ("[[kb:ratio ch01/size_sweep rows.-1.eager_s / rows.-1.compiled_s @cuda >= 1.4]]", "the cuda capture size_sweep.cuda-" + CRAFTED_KEY + ".json says 1.1× " + crafted),
+            ("[[kb:ratio ch01/size_sweep compiled_bandwidth_bytes_per_s / copy_bandwidth_bytes_per_s @cuda >= 0.7]]", "the cuda capture size_sweep.cuda-" + CRAFTED_KEY + ".json says 0.50× " + crafted),
+            ("[[kb:predict ch01/ex_sum#1 launches @cuda == 2]]", "the cuda capture ex_sum.cuda-" + CRAFTED_KEY + ".json says 1 " + crafted),
+            ("[[kb:predict ch01/ex_item value device_to_host_copies @cuda == 1]]", "the cuda capture ex_item.cuda-" + CRAFTED_KEY + ".json says 0 " + crafted),
+            ("[[kb:predict ch01/ex_sigmoid#0 launches == 3]]", "the cuda capture ex_sigmoid.cuda-" + CRAFTED_KEY + ".json says 4 " + crafted),
             ("[[kb:predict ch01/ex_sum#1 launches @cpu == 1]]", "the cpu capture ex_sum.cpu.json says 2 (CPU"),
         ):
             assert page + claim + ": " + says in log, f"not reported: {page}{claim}\n{log[-4000:]}"
@@ -382,7 +385,7 @@ def test_scoped_claims_hold_on_a_crafted_gpu_capture_that_bears_them_out(book, t
     ja = (tmp_path / "site/ch01/index.html").read_text()
     assert ">約 1.7 倍</span>" in ja and "GPU のキャプチャが必要" not in ja
     instructors = (tmp_path / "site/en/instructors/index.html").read_text()
-    rows = re.findall(r'<tr data-checked="(\w+)">.*?<code>(.*?)</code>', instructors)
+    rows = re.findall(r'<tr data-checked="(\w+)"[^>]*>.*?<code>(.*?)</code>', instructors)
     assert [checked for checked, text in rows if "ch01/" in text] == ["true"] * len(scoped_claims("ch01"))
     total, checked = len(rows), sum(c == "true" for c, _ in rows)  # other chapters' have no CUDA capture
     assert f"{checked} of the {total} device-scoped claims and questions are checked now." in instructors
@@ -403,7 +406,7 @@ def test_the_build_lists_what_no_fresh_capture_checks(built_site):
     """With CPU captures only, the GPU-only claims are listed, not failed: on the instructors' page, in both languages."""
     en = (built_site / "en/instructors/index.html").read_text()
     ja = (built_site / "instructors/index.html").read_text()
-    rows = re.findall(r'<tr data-checked="(\w+)">.*?<code>(.*?)</code>', en)
+    rows = re.findall(r'<tr data-checked="(\w+)"[^>]*>.*?<code>(.*?)</code>', en)
     scoped = [text for _, text in rows]
     assert len([t for t in scoped if "ch01/" in t]) == len(scoped_claims("ch01")) and all("@cuda" in t or "@cpu" in t for t in scoped)
     assert {checked for checked, text in rows if "@cuda" in text} == {"false"}  # no CUDA capture in the checkout
@@ -420,7 +423,7 @@ def test_the_instructors_objectives_and_device_checks_link_where_the_site_is_ser
     for prefix in ("", "en/"):
         page = (built_site / prefix / "instructors/index.html").read_text(encoding="utf-8")
         objectives = re.findall(r'<p class="kb-objectives-page"><a href="([^"]+)">', page)
-        checks = re.findall(r'<tr data-checked="\w+"><td><a href="([^"]+)">', page)
+        checks = re.findall(r'<tr data-checked="\w+"[^>]*><td><a href="([^"]+)">', page)
         names = sorted(p.parent.name for p in ROOT.glob("docs/ja/ch*/index.md"))
         assert objectives == [f"../{name}/" for name in names], prefix
         assert all(re.fullmatch(r"\.\./ch\d+/#[\w-]+", href) for href in checks), (prefix, checks)

@@ -95,6 +95,15 @@ def _named(data: bytes, extension: str) -> str:
     return f"{FOLDER}/{hashlib.sha256(data).hexdigest()[:20]}.{extension}"
 
 
+# What a file's name is: the folder, 20 hex digits of its content's sha256, its kind (checked on a cache read).
+NAME = re.compile(re.escape(FOLDER) + r"/[0-9a-f]{20}\.(css|svg|png|jpg|gif)")
+
+
+def name_of(name: str, data: bytes) -> str:
+    """The name ``data`` would be given, with the extension ``name`` has."""
+    return _named(data, name.rsplit(".", 1)[1])
+
+
 def _used_rules(css: str, classes: set[str]) -> str:
     """``css`` without the rules no element can match (see the module's notes); the rest byte for byte."""
     tokens = _TOKEN.findall(css)

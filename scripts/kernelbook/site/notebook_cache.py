@@ -110,11 +110,28 @@ def read_entry(path: Path) -> dict[str, Any] | None:
         entry = parse_json(read_bounded(path, MAX_ENTRY_BYTES, gzipped=False), str(path))
     except InputError:
         return None
-    if not isinstance(entry, dict) or set(entry) != {"content", "toc", "title"}:
+    if not isinstance(entry, dict) or set(entry) != {"content", "toc", "title", "files"}:
         return None
     if not isinstance(entry["content"], str) or not (entry["title"] is None or isinstance(entry["title"], str)):
         return None
+    if not _files(entry["files"]):
+        return None
     return entry if _toc(entry["toc"], 0) else None
+
+
+def _files(files: Any) -> bool:
+    """The stylesheet and pictures the page names, as :func:`notebook_assets.externalize` names them (by content), in base64."""
+    if not isinstance(files, dict):
+        return False
+    for name, data in files.items():
+        if not isinstance(name, str) or not notebook_assets.NAME.fullmatch(name) or not isinstance(data, str):
+            return False
+        try:
+            if notebook_assets.name_of(name, base64.b64decode(data, validate=True)) != name:
+                return False  # a file whose name is not its content's: not one this module wrote
+        except ValueError:
+            return False
+    return True
 
 
 def _toc(tokens: Any, depth: int) -> bool:
