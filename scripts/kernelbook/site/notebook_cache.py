@@ -177,9 +177,14 @@ def compiled_templates(folder: Path) -> Iterator[None]:
 
 def _prune(folder: Path) -> None:
     """Remove entries no build has used for KEEP_DAYS (every hit touches its entry)."""
+    remove_expired(folder, KEEP_DAYS)
+
+
+def remove_expired(folder: Path, days: float) -> None:
+    """Delete the ``*.json`` cache entries in ``folder`` untouched for ``days`` (each cache touches an entry it uses)."""
     if not folder.is_dir():
         return
-    cutoff = time.time() - KEEP_DAYS * 86400
+    cutoff = time.time() - days * 86400
     for old in folder.glob("*.json"):
         try:
             if old.stat().st_mtime < cutoff:

@@ -138,13 +138,7 @@ def _prune(folder: Path) -> None:
         stamp.touch()
     except OSError:
         return
-    cutoff = time.time() - KEEP_DAYS * 86400
-    for old in folder.glob("*.json"):
-        try:
-            if old.stat().st_mtime < cutoff:
-                old.unlink()
-        except OSError:
-            pass
+    notebook_cache.remove_expired(folder, KEEP_DAYS)
 
 
 def _well_formed(entry: object) -> bool:
