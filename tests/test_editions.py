@@ -380,3 +380,24 @@ def test_a_page_names_its_edition_and_leaves_materials_selector_to_kernelbook_js
     assert 'data-root="../../" data-lang-prefix="en/" data-selector>' in en
     config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', en).group(1))
     assert config == {"base": "../../en/"}  # Material would read ../versions.json from /2026.12/en/: a 404
+
+
+def test_every_edition_command_reads_the_editions_from_the_remote_it_was_given(tmp_path, monkeypatch):
+    """`kernelbook edition list/delete/publish --remote R` asks mike about R's branch, not origin's."""
+    from kernelbook.site import publishing
+
+    sp = subprocess
+    sp.run(["git", "init", "-q", "-b", "gh-pages", str(tmp_path)], check=True)
+    sp.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+            "-m", "x"], check=True)
+    asked: list[list[str]] = []
+
+    def fake_mike(root, args, edition=None):
+        asked.append(args)
+        return sp.CompletedProcess(args, 0, stdout='[{"version": "2026.12", "aliases": []}]', stderr="")
+
+    monkeypatch.setattr(publishing, "_mike", fake_mike)
+    assert publishing.listing(tmp_path, remote="upstream") == "2026.12\n"
+    publishing.delete(tmp_path, "2026.12", remote="upstream")
+    # list; delete's own look at the editions, then mike delete
+    assert [a[a.index("-r") + 1] for a in asked] == ["upstream"] * 3

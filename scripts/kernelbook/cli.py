@@ -233,7 +233,7 @@ def cmd_edition(args: argparse.Namespace) -> int:
     root = project_root()
     where = {"remote": args.remote, "branch": args.branch}
     if args.action == "list":
-        print(publishing.listing(root, args.branch), end="")
+        print(publishing.listing(root, args.branch, args.remote), end="")
         return 0
     if not args.name:
         raise KernelbookError(f"kernelbook edition {args.action}: name the edition (YYYY.MM, e.g. 2026.12, or latest)")

@@ -46,8 +46,8 @@ def _failed(what: str, done: subprocess.CompletedProcess) -> KernelbookError:
     return KernelbookError(f"{what} failed (mike exited {done.returncode}): {said[-1] if said else 'no message'}")
 
 
-def published(root: Path, branch: str = BRANCH) -> list[dict]:
-    """mike's versions.json on ``branch``: every edition published there ([] before the first)."""
+def published(root: Path, branch: str = BRANCH, remote: str = "origin") -> list[dict]:
+    """mike's versions.json on ``branch`` (mike also looks at ``remote``'s copy): every edition published there."""
     try:
         there = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
                                capture_output=True, timeout=60).returncode == 0
@@ -55,7 +55,7 @@ def published(root: Path, branch: str = BRANCH) -> list[dict]:
         raise KernelbookError("git is not installed: mike keeps the editions on a git branch") from None
     if not there:
         return []  # no edition published from here yet (in CI, the workflow fetches the branch first)
-    done = _mike(root, ["list", "--json", "-r", "origin", "-b", branch])
+    done = _mike(root, ["list", "--json", "-r", remote, "-b", branch])
     if done.returncode != 0:
         raise _failed(f"listing the editions on {branch}", done)
     try:
@@ -140,7 +140,7 @@ def publish(root: Path, name: str, *, push: bool = False, remote: str = "origin"
         raise KernelbookError(str(exc)) from None
     if not (root / CONFIG).is_file():
         raise KernelbookError(f"{root / CONFIG}: missing; it adds Material's version selector to mkdocs.yml for editions")
-    versions = published(root, branch)
+    versions = published(root, branch, remote)
     if name != LATEST and any(v.get("version") == name for v in versions):
         raise KernelbookError(f"edition {name} is already published on {branch} and is never rebuilt; "
                               f"to replace it on purpose, delete it first (kernelbook edition delete {name})")
@@ -162,7 +162,7 @@ def publish(root: Path, name: str, *, push: bool = False, remote: str = "origin"
 
 
 def delete(root: Path, name: str, *, push: bool = False, remote: str = "origin", branch: str = BRANCH) -> str:
-    if not any(v.get("version") == name for v in published(root, branch)):
+    if not any(v.get("version") == name for v in published(root, branch, remote)):
         raise KernelbookError(f"no edition {name!r} on {branch}: `kernelbook edition list` names the published ones")
     done = _mike(root, ["delete", "-r", remote, "-b", branch, *(["--push"] if push else []), name])
     if done.returncode != 0:
@@ -170,8 +170,8 @@ def delete(root: Path, name: str, *, push: bool = False, remote: str = "origin",
     return f"deleted edition {name} from {branch}" + (f" and pushed that to {remote}" if push else " (not pushed)")
 
 
-def listing(root: Path, branch: str = BRANCH) -> str:
-    versions = published(root, branch)
+def listing(root: Path, branch: str = BRANCH, remote: str = "origin") -> str:
+    versions = published(root, branch, remote)
     if not versions:
         return f"no edition is published on {branch} yet\n"
     return "".join(f"{v['version']}{' (' + ', '.join(v['aliases']) + ')' if v.get('aliases') else ''}\n" for v in versions)
