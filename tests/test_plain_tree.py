@@ -162,3 +162,15 @@ def test_render_refuses_a_folder_that_holds_or_is_inside_the_books_sources(tmp_p
     assert done.returncode == 2 and "name a folder of its own" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert sorted(p.relative_to(project) for p in (project / "docs").rglob("*")) == before
+
+
+def test_the_trees_mkdocs_yml_gets_every_extension_the_plugin_would_add():
+    """A book whose mkdocs.yml names no extension: the tree's config lists the plugin's, with their options."""
+    from kernelbook.site.markdown_extensions import MARKDOWN_EXTENSIONS
+    from kernelbook.site.plain_tree import _markdown_extensions
+
+    listed = yaml.safe_load(_markdown_extensions("site_name: x\n"))["markdown_extensions"]
+    as_dict = {k: v for item in listed for k, v in (item.items() if isinstance(item, dict) else [(item, {})])}
+    assert as_dict == MARKDOWN_EXTENSIONS
+    kept = yaml.safe_load(_markdown_extensions("markdown_extensions:\n  - toc:\n      permalink: true\n  - admonition\n"))
+    assert kept["markdown_extensions"][0] == {"toc": {"permalink": True}} and len(kept["markdown_extensions"]) == 8

@@ -27,6 +27,7 @@ from .book import load_book
 from .directives import Context, fence
 from .figure_cache import cached_figure
 from .labels import label
+from .markdown_extensions import MARKDOWN_EXTENSIONS, yaml_item
 from .page_markdown import BookState, PageSource, render
 from .page_text import front_matter, lines_before
 from .sections import page_url, relative
@@ -233,11 +234,8 @@ def _markdown_extensions(text: str) -> str:
         item = line.strip()
         if line.startswith("  - ") or line.startswith("- "):
             present.add(item[2:].split(":")[0].strip())
-    extensions = {"admonition": None, "attr_list": None, "md_in_html": None, "pymdownx.details": None,
-                  "pymdownx.highlight": None, "pymdownx.superfences": None,
-                  "pymdownx.tabbed": "      alternate_style: true"}
-    for name, options in extensions.items():
+    for name in MARKDOWN_EXTENSIONS:
         if name not in present:
-            block.append(f"  - {name}" + (f":\n{options}" if options else ""))
+            block.append(yaml_item(name))
     return "\n".join(block) + "\n"
 

@@ -39,6 +39,7 @@ from .book import Entry, load_book
 from .directives import Context
 from .figure_cache import figure_html
 from .labels import label
+from .markdown_extensions import MARKDOWN_EXTENSIONS
 from .page_text import lines_before
 from .sections import relative
 from .settings import BookSettings, from_config
@@ -64,19 +65,6 @@ class KernelbookConfig(base.Config):
     reference_gpu = c.Type(str, default="")  # GPU key --strict demands, shown first (gpus.reference_gpu reads it as text)
 
 
-# What the blocks the plugin writes are made of: notices and questions (admonition),
-# collapsed answers (details), heading anchors (attr_list), the example's Markdown inside
-# its <div> (md_in_html), code with a title (superfences, highlight), CUDA/CPU tabs
-# (tabbed). Added when a book lacks them.
-MARKDOWN_EXTENSIONS: dict[str, dict] = {
-    "admonition": {},
-    "attr_list": {},
-    "md_in_html": {},
-    "pymdownx.details": {},
-    "pymdownx.highlight": {},
-    "pymdownx.superfences": {},
-    "pymdownx.tabbed": {"alternate_style": True},
-}
 
 
 @dataclass
