@@ -112,6 +112,35 @@ def test_strict_demands_the_reference_gpu_and_not_the_others(tmp_path):
     assert "stale      ch01/a" in done.stdout and "cuda-t4" in done.stdout
 
 
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                   capture_output=True, timeout=60)
+
+
+def test_a_pull_request_may_bring_only_captures_the_build_shows(tmp_path):
+    """status --changed-since REF: a capture added or changed since REF must be readable and of this snippet's version;
+    one that went stale on main meanwhile is no concern of the change."""
+    root = tree(tmp_path / "t", snippets=("ch01/a", "ch01/b"))
+    gpu_capture(root, "ch01/b", T4, source="0" * 64)  # stale on the base branch already: not this change's
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "base")
+    assert kb(root, "status", "--changed-since", "main").returncode == 0
+    gpu_capture(root, "ch01/a", T4)  # a fresh contribution
+    done = kb(root, "status", "--changed-since", "main")
+    assert done.returncode == 0, done.stderr
+    gpu_capture(root, "ch01/a", A100, source="0" * 64)  # a contribution of another version of the snippet
+    write(root / "snippets/ch01/captures/gone.cuda-t4.json", "{}")  # a capture of no snippet
+    done = kb(root, "status", "--changed-since", "main")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 2, done.stderr
+    assert lines[0].startswith("--changed-since main: snippets/ch01/captures/a.cuda-a100_80gb.json: stale (source")
+    assert "re-capture it from this version of ch01/a" in lines[0]
+    assert "gone.cuda-t4.json: no snippet of this book has a capture of that name" in lines[1]
+    done = kb(root, "status", "--changed-since", "no-such-branch")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "git cannot compare with it" in done.stderr
+
+
 def test_an_unkeyed_capture_from_before_keys_stands_for_its_gpu(tmp_path):
     root = tree(tmp_path / "t", snippets=("ch01/a",))
     gpu_capture(root, "ch01/a", A100, slot="cuda")

@@ -151,6 +151,10 @@ def test_cpu_workflow_tests_then_builds_from_committed_captures():
     assert script.index("chromium") < script.index("make test") < script.index("kernelbook build --no-capture")
     upload = job["steps"][names.index("actions/upload-artifact")]
     assert upload["with"]["path"].rstrip("/") == "site"
+    # on a pull request, the captures it brings are checked against the base branch's tip
+    brought = next(s for s in job["steps"] if "--changed-since" in s.get("run", ""))
+    assert brought["if"] == "github.event_name == 'pull_request'" and brought["env"]["BASE_REF"] == "${{ github.base_ref }}"
+    assert 'git fetch --no-tags --depth=1 origin "$BASE_REF"' in brought["run"] and "--changed-since FETCH_HEAD" in brought["run"]
 
 
 def test_make_test_installs_the_browser_with_a_japanese_font():

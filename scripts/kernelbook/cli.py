@@ -51,6 +51,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from . import contributions
     from .freshness import assess, installed_torch, is_reference, runnable_devices, slots
     from .gpus import reference_gpu
     from .site.book import entry  # pure: which captures the build would refuse (no mkdocs, no torch)
@@ -72,8 +73,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
             print(printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
+    changed = contributions.problems(root, args.changed_since, runnable, torch_now) if args.changed_since else []
+    for line in changed:  # what a pull request brings must be shown by the build (contributions.py)
+        print(printable(f"--changed-since {args.changed_since}: {line}"), file=sys.stderr)
     if not args.strict:
-        return 0
+        return 1 if changed else 0
     # the book's reference GPU (mkdocs.yml's reference_gpu) must be fresh; other GPUs' captures are contributions
     bad_cuda = [st for st in states if is_reference(st.snippet, st.device, reference) and st.state != "fresh"]
     if bad_cuda:
@@ -82,7 +86,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if refused:
         # what `kernelbook build` would stop on, CPU captures included: found here, before any GPU hour is spent
         print(printable(f"--strict: the build would refuse {len(refused)} capture(s): " + "; ".join(f"{sid}: {why}" for (sid, _), why in refused.items())), file=sys.stderr)
-    return 1 if bad_cuda or refused else 0
+    return 1 if bad_cuda or refused or changed else 0
 
 
 def _state_record(st, refused: str | None = None, reference: bool = False) -> dict:
@@ -294,6 +298,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("status", help="every snippet × device: fresh, stale, missing, error, unreadable")
     s.add_argument("--json", action="store_true")
     s.add_argument("--strict", action="store_true", help="exit 1 when a capture of the reference GPU (mkdocs.yml's reference_gpu) is missing or stale, or the build would refuse any capture (CPU ones too)")
+    s.add_argument("--changed-since", metavar="REF", help="exit 1 when a capture file added or changed since the git REF is unreadable or of another version of its snippet (pull requests)")
     s.set_defaults(func=cmd_status)
 
     k = sub.add_parser("kernels", help="kernels launched, from a Chrome trace (.json/.json.gz) or a capture")
