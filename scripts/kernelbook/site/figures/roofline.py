@@ -133,7 +133,7 @@ def vendor_roofs() -> list[list]:
     return roofs
 
 
-def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_min: float, right_x: float) -> list[str]:
+def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_min: float, left: float, right_x: float) -> list[str]:
     """The specified roofs, dashed, each named along its slope; over the highest, what they are."""
     out = []
     for i, (name, bw, peak) in enumerate(vendor):
@@ -143,8 +143,11 @@ def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_mi
         line = el("polyline", cls="kb-roof", points=" ".join(f"{num(axes.x(x))},{num(axes.y(y))}" for x, y in points))
         (x0, y0), (x1, y1) = (axes.x(x_start), axes.y(bw * x_start)), (axes.x(ridge), axes.y(peak))
         angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+        length = math.hypot(x1 - x0, y1 - y0)
         words = S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(ridge))
-        t = max(0.1, 1 - (width(words, SMALL) / 2 + 12) / math.hypot(x1 - x0, y1 - y0))
+        if width(words, SMALL) > 0.55 * length:  # a phone's narrow plot: the name alone (the alt text has the rest)
+            words = name
+        t = 0.22 if words == name else max(0.1, 1 - (width(words, SMALL) / 2 + 12) / length)  # clear of the labels at the top
         mx, my = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
         dy = -6 if i % 2 == 0 else SMALL + 4  # the first above its line, the next below: parallel lines stay apart
         label = text(mx, my + dy, words, cls="kb-small kb-roof-label", text_anchor="middle",
@@ -156,7 +159,14 @@ def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_mi
     # under the roof, at the right: over it are the names of the two sides
     out.append(text(right_x - 4, y + SMALL + 6, S(lang, "vendor_roof", names=names, flops=format_si(top, "FLOP/s", 2)),
                     cls="kb-small kb-roof-label", text_anchor="end"))
-    out.append(text(right_x - 4, y + 2 * SMALL + 10, S(lang, "vendor"), cls="kb-small kb-roof-label kb-bold", text_anchor="end"))
+    what = S(lang, "vendor")
+    if width(what, SMALL) * 1.15 > right_x - left - 8:  # a phone's plot: on two lines, broken after the comma
+        cut = max(what.find(", ") + 1, what.find("（"))
+        lines = [what[:cut].strip(), what[cut:].strip()]
+    else:
+        lines = [what]
+    for n, words in enumerate(lines):
+        out.append(text(right_x - 4, y + (2 + n) * SMALL + 10 + 4 * n, words, cls="kb-small kb-roof-label kb-bold", text_anchor="end"))
     return out
 
 
@@ -207,9 +217,9 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     chart.append(text(mx, my - 7, memory, cls="kb-small kb-roof-label", text_anchor="middle",
                       transform=f"rotate({num(angle)} {num(mx)} {num(my)})"))
     near = any(p / 8 < peak < p * 8 for _, _, p in vendor)  # its label would meet theirs: put it under them
-    chart.append(text(right_x - 4, ry + 3 * SMALL + 16 if near else ry - 10, S(lang, "compute_roof", flops=format_si(peak, "FLOP/s")),
+    chart.append(text(right_x - 4, ry + 4 * SMALL + 20 if near else ry - 10, S(lang, "compute_roof", flops=format_si(peak, "FLOP/s")),
                       cls="kb-small kb-roof-label", text_anchor="end"))
-    chart += draw_vendor(vendor, axes, lang, x_max, y_min, right_x)
+    chart += draw_vendor(vendor, axes, lang, x_max, y_min, left, right_x)
     ridge_label = S(lang, "ridge", i=format_number(ridge))
     if width(ridge_label, SMALL) > bottom - ry - 16:  # too long for the line: the number alone
         ridge_label = S(lang, "ridge_short", i=format_number(ridge))
