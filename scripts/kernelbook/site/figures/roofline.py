@@ -145,9 +145,9 @@ def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_mi
         angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
         length = math.hypot(x1 - x0, y1 - y0)
         words = S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(ridge))
-        if width(words, SMALL) > 0.55 * length:  # a phone's narrow plot: the name alone (the alt text has the rest)
+        if width(words, SMALL) > 0.75 * length:  # a phone's narrow plot: the name alone (the alt text has the rest)
             words = name
-        t = 0.22 if words == name else max(0.1, 1 - (width(words, SMALL) / 2 + 12) / length)  # clear of the labels at the top
+        t = 0.12 if words == name else max(0.1, 1 - (width(words, SMALL) / 2 + 12) / length)  # clear of the labels at the top
         mx, my = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
         dy = -6 if i % 2 == 0 else SMALL + 4  # the first above its line, the next below: parallel lines stay apart
         label = text(mx, my + dy, words, cls="kb-small kb-roof-label", text_anchor="middle",
