@@ -99,7 +99,7 @@ def test_the_books_directives_are_the_registered_functions():
     assert set(REGISTRY.blocks) == {"run", "figure", "notebook", "environment", "sections", "data", "predict", "objectives",
                                     "device-checks", "glossary", "edition-changes"}
     assert REGISTRY.blocks["predict"].body and not REGISTRY.blocks["data"].body
-    assert set(REGISTRY.inlines) == set(claims.KINDS) | {"term"}
+    assert set(REGISTRY.inlines) == set(claims.KINDS) | {"term", "spec"}
     assert set(claims.KINDS) == {"launches", "kernel", "kernels", "time", "device", "value", "ratio"}
     for spec in [*REGISTRY.blocks.values(), *REGISTRY.inlines.values()]:
         assert callable(spec.render) and callable(spec.notebook), spec.name

@@ -67,3 +67,15 @@ def test_under_the_interpreter_it_compiles_nothing_and_says_so():
     printed, _, data = done.stdout.rpartition("@@")
     assert "Triton's interpreter is on in this process" in printed and "restart the kernel" in printed
     assert json.loads(data) is None
+
+
+def test_the_cos_chain_counts_what_one_more_cosine_costs_each_element(run):
+    printed, results = run
+    cos = results["cos_chain"]
+    (one, two) = cos["rows"]
+    assert (one["k"], two["k"]) == (1, 2) and cos["values_per_thread"] == 1024 // (32 * 4)
+    for row in cos["rows"]:  # the slow path for |x| >= 105615 is there, and counted apart
+        assert 0 < row["instructions_taken"] < row["instructions"]
+    assert cos["instructions_per_cos"] == (two["instructions_taken"] - one["instructions_taken"]) / cos["values_per_thread"]
+    assert 0 < cos["instructions_per_cos"] < cos["instructions_per_cos_with_slow_path"]
+    assert f"one more cosine, per element: {cos['instructions_per_cos']:g} instructions" in printed

@@ -47,17 +47,30 @@ def softmax_kernel(out_ptr, x_ptr, x_row_stride, out_row_stride, n_cols, BLOCK_S
     tl.store(out_ptr + row * out_row_stride + cols, numerator / denominator, mask=mask)
 
 
-def compile_for_sm90(kernel, signature, block_size, num_warps, divisible):
+# Chapter 2's cos chain as inductor fuses it: one load, K cosines in registers, one store.
+@triton.jit
+def cos_chain_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, K: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    for _ in tl.static_range(K):
+        x = tl.cos(x)  # inductor writes x.cos() as this: libdevice's __nv_cosf
+    tl.store(out_ptr + offsets, x, mask=mask)
+
+
+def compile_for_sm90(kernel, signature, block_size, num_warps, divisible, constants=None):
     """The kernel as Triton would build it for an H100 at launch, without launching it.
 
     At launch Triton looks at each pointer and integer argument: a pointer whose address is a
     multiple of 16 bytes, or an integer that is a multiple of 16, is marked tt.divisibility=16,
-    and the kernel is compiled (and cached) for that case. ``divisible`` names those arguments.
+    and the kernel is compiled (and cached) for that case. ``divisible`` names those arguments;
+    ``constants``: the kernel's other compile-time constants (tl.constexpr), by name.
     """
     attrs = {(signature.index(name),): [["tt.divisibility", 16]] for name in divisible}
     types = {name: ("*fp32" if name.endswith("_ptr") else "i32") for name in signature}
-    src = ASTSource(fn=kernel, signature={**types, "BLOCK_SIZE": "constexpr"},
-                    constexprs={"BLOCK_SIZE": block_size}, attrs=attrs)
+    constexprs = {"BLOCK_SIZE": block_size, **(constants or {})}
+    src = ASTSource(fn=kernel, signature={**types, **dict.fromkeys(constexprs, "constexpr")},
+                    constexprs=constexprs, attrs=attrs)
     return triton.compile(src, target=TARGET, options={"num_warps": num_warps})
 
 
@@ -82,6 +95,38 @@ def sass_lines(compiled):
         if code and code.group(1) != "NOP" and not code.group(1).startswith("BRA"):
             found.append((" ".join(code.group(1).split()), source))
     return found
+
+
+def instructions_without_slow_path(compiled):
+    """Instructions in the machine code (padding and branches left out), and how many of them are
+    outside libdevice's slow path for huge arguments.
+
+    A cosine first checks |x| >= 105615; only then does it branch into a long, exact argument
+    reduction (a loop). The chain's inputs never reach it, so its instructions are counted apart:
+    they are everything from that branch to the label it jumps to.
+    """
+    listing = tool("nvdisasm", "-c", cubin=compiled.asm["cubin"])
+    total = fast = 0
+    predicate, skip_to = None, None
+    for line in listing.splitlines():
+        label = re.match(r"\s*(\.L_x_\d+):", line)
+        if label and label.group(1) == skip_to:
+            skip_to = None
+        code = re.match(r"\s*/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
+        if not code or code.group(1) == "NOP":
+            continue
+        op = code.group(1)
+        huge = re.match(r"FSETP\.GE\.AND (P\d), PT, R\d+, 105615,", op)
+        if huge:
+            predicate = huge.group(1)
+        branch = re.match(rf"@!{predicate} BRA `\((\.L_x_\d+)\)", op) if predicate and not skip_to else None
+        if branch:  # not huge: jump past the slow path
+            skip_to, predicate = branch.group(1), None
+        if "BRA" in op.split()[:2]:
+            continue
+        total += 1
+        fast += skip_to is None
+    return total, fast
 
 
 def occupancy(registers, shared_bytes, num_warps):
@@ -164,6 +209,18 @@ def main():
         softmax.append({"n_cols": n_cols, **row})
     first_spill = next((row["n_cols"] for row in softmax if row["spill_stores"] or row["stack_bytes"]), None)
 
+    # Chapter 2's cos chain, K = 1 and 2 cosines: the difference is what one more cosine costs
+    # each element (every thread handles BLOCK_SIZE / 128 of them, each with its own copy).
+    cos_rows = []
+    for k in (1, 2):
+        compiled = compile_for_sm90(cos_chain_kernel, ["x_ptr", "out_ptr", "n_elements"], 1024, 4,
+                                    ["x_ptr", "out_ptr", "n_elements"], {"K": k})
+        total, fast = instructions_without_slow_path(compiled)
+        cos_rows.append({"k": k, "instructions": total, "instructions_taken": fast})
+    per_thread = 1024 // (32 * 4)
+    per_cos = (cos_rows[1]["instructions_taken"] - cos_rows[0]["instructions_taken"]) / per_thread
+    per_cos_all = (cos_rows[1]["instructions"] - cos_rows[0]["instructions"]) / per_thread
+
     # The instructions that do the work in the chapter's kernel, each with the line it came from.
     work = [(i, s) for i, s in sass_lines(chapter_kernel) if re.search(r"\b(LDG|STG|FADD|FMNMX|ISETP|EXIT)", i)]
     listing = aligned(work)
@@ -192,6 +249,12 @@ def main():
     print()
     print("add+relu, BLOCK_SIZE 1024, 4 warps: the instructions that do the work")
     print(listing)
+    print()
+    print(f"cos chain (chapter 2), BLOCK_SIZE 1024, 4 warps: {per_thread} elements per thread")
+    print(f"{'K':>2} {'instructions':>12} {'without the path for |x| >= 105615':>36}")
+    for r in cos_rows:
+        print(f"{r['k']:>2} {r['instructions']:>12} {r['instructions_taken']:>36}")
+    print(f"one more cosine, per element: {per_cos:g} instructions ({per_cos_all:g} counting the path for huge |x|)")
 
     return {
         "target": f"{chapter_kernel.metadata.target.backend}:{chapter_kernel.metadata.target.arch}",
@@ -203,6 +266,8 @@ def main():
         "softmax_first_spill_cols": first_spill,
         "sass_add_relu": listing,
         "sass_add_relu_memory": memory,  # only the loads and stores
+        "cos_chain": {"block_size": 1024, "num_warps": 4, "values_per_thread": per_thread, "rows": cos_rows,
+                      "instructions_per_cos": per_cos, "instructions_per_cos_with_slow_path": per_cos_all},
     }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from ..files import fingerprint
-from . import figure_cache, notebooks, term_links
+from . import figure_cache, gpu_specs, notebooks, term_links
 from .book import Entry
 from .directives import Context
 from .glossary import Glossary, GlossaryError  # noqa: F401 - Glossary: the type of a build's glossary
@@ -61,10 +61,11 @@ _PLANNED: dict[tuple, tuple[object, dict, dict[Path, dict[str, Any]]]] = {}
 
 
 def without_data(files, settings: BookSettings):
-    """MkDocs' files without the glossary's data file: it is the plugin's, not a file of the site."""
-    data = settings.glossary.resolve() if settings.glossary is not None else None
+    """MkDocs' files without the book's data files (the glossary's, the vendor specifications'):
+    they are the plugin's, not files of the site."""
+    data = {path.resolve() for path in (settings.glossary, settings.docs_dir / gpu_specs.FILE) if path is not None}
     for file in list(files):
-        if data is not None and file.abs_src_path and Path(file.abs_src_path).resolve() == data:
+        if file.abs_src_path and Path(file.abs_src_path).resolve() in data:
             files.remove(file)
     return files
 

@@ -5,6 +5,10 @@ from a datasheet. The memory roof is the copy's bandwidth (``copy_bytes_per_s``)
 intensity, the compute roof the fastest matmul's FLOP/s (``peak_flop_per_s``); they meet at
 ``ridge_intensity``. Each matmul (``matmuls``) and the add (``add``) is a point at its
 intensity and the FLOP/s it reached.
+
+Beside them, dashed, the FP32 roofs of the GPUs in :data:`VENDOR` from their vendor's
+specifications (``docs/gpu_specs.yml``, read by ``site/gpu_specs.py``), labelled as such:
+not measured, and part of the figure's data key, so a changed figure redraws it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import math
 from collections.abc import Mapping
 
 from ...records import Capture
+from .. import gpu_specs
 from ..units import format_bandwidth, format_number, format_si
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, register, source
@@ -22,6 +27,8 @@ from .svg import FONT, SMALL, Layout, axis_title, document, el, marker, num, tex
 NAME = "roofline"
 MM_VS_ADD = "ch02/mm_vs_add"
 HEADROOM = 8  # the y axis reaches 8× above the compute roof: room for the labels over it
+VENDOR = ("h200", "h100")  # GPUs whose specified roofs are drawn, dashed
+VENDOR_HEADROOM = 12  # the y axis reaches 12× above the highest specified roof: room for the side names over it
 
 S = Strings({
     "en": {
@@ -36,12 +43,17 @@ S = Strings({
         "compute_bound": "compute-bound",
         "point_mm": "matmul n = {n}: {i} FLOP/byte, {flops}",
         "point_add": "add: {i} FLOP/byte, {flops}",
+        "vendor": "vendor specification, not measured",
+        "vendor_roof": "{names} FP32: {flops}",
+        "vendor_ridge": "{name}: {bw}, ridge {i} FLOP/byte",
+        "vendor_alt": " Dashed, not measured: the FP32 roofs of the vendor's specifications, {roofs}.",
         "alt": "Roofline measured in one run{device}, on log–log axes of arithmetic intensity and FLOP/s. The memory "
         "roof is a copy's {bw} times the intensity; the compute roof is the fastest matmul's {peak}; they meet at "
         "{ridge} FLOP/byte. The add sits at {add_i} FLOP/byte and {add_f}; the matmuls run from "
         "n = {n0} ({i0} FLOP/byte, {f0}) to n = {n1} ({i1} FLOP/byte, {f1}).",
         "caption": "The roofline of one run{device}: the memory roof is the bandwidth of a copy and the compute roof "
-        "the FLOP/s of the fastest matmul, both measured in that run; each point is an operation it timed.",
+        "the FLOP/s of the fastest matmul, both measured in that run; each point is an operation it timed. "
+        "The dashed roofs are vendor specifications, not measured.",
     },
     "ja": {
         "matmuls": "n × n の行列積 (n = {lo} … {hi})",
@@ -55,12 +67,16 @@ S = Strings({
         "compute_bound": "演算律速",
         "point_mm": "行列積 n = {n}: {i} FLOP/バイト、{flops}",
         "point_add": "加算: {i} FLOP/バイト、{flops}",
+        "vendor": "ベンダー仕様値（実測ではない）",
+        "vendor_roof": "{names} FP32: {flops}",
+        "vendor_ridge": "{name}: {bw}、リッジ {i} FLOP/バイト",
+        "vendor_alt": "破線は実測ではなく、ベンダー仕様値による FP32 の天井: {roofs}。",
         "alt": "1 回の実行で測ったルーフライン{device}。横軸は算術強度、縦軸は FLOP/s の両対数グラフ。メモリの天井は"
         "コピーの帯域 {bw} × 算術強度、演算の天井は最速の行列積の {peak} で、両者は {ridge} FLOP/バイトで交わる。"
         "加算は {add_i} FLOP/バイト、{add_f} の位置にあり、行列積は n = {n0} ({i0} FLOP/バイト、{f0}) から "
         "n = {n1} ({i1} FLOP/バイト、{f1}) まで並ぶ。",
         "caption": "1 回の実行のルーフライン{device}。メモリの天井はコピーの帯域、演算の天井は最速の行列積の FLOP/s で、"
-        "どちらも同じ実行の中で測った値。点はそれぞれ、その実行で時間を測った演算。",
+        "どちらも同じ実行の中で測った値。点はそれぞれ、その実行で時間を測った演算。破線の天井はベンダー仕様値で、実測ではない。",
     },
 })
 
@@ -88,6 +104,7 @@ def inputs(captures: Mapping[str, Capture]) -> dict:
         raise ValueError(f"{where}: ridge_intensity {ridge} is not peak_flop_per_s / copy_bytes_per_s ({peak / copy}); "
                          "the two roofs would not meet there")
     return {
+        "vendor": vendor_roofs(),
         "snippet": MM_VS_ADD,
         "device": capture.device,
         "device_name": capture.environment.device_name,
@@ -98,6 +115,59 @@ def inputs(captures: Mapping[str, Capture]) -> dict:
         "peak_flop_per_s": peak,
         "ridge_intensity": ridge,
     }
+
+
+def vendor_roofs() -> list[list]:
+    """[short name, memory bytes/s, FP32 FLOP/s] of each GPU in VENDOR, from the spec file; ValueError naming it."""
+    try:
+        specs = gpu_specs.book_specs()
+        gpus = [specs.get(gpu_id) for gpu_id in VENDOR]
+    except gpu_specs.SpecError as exc:
+        raise ValueError(f"figure {NAME!r}: {exc}") from None
+    roofs = []
+    for gpu in gpus:
+        bandwidth, peak = gpu.memory_bytes_per_s, gpu.flop_per_s("fp32")
+        if bandwidth is None or peak is None:
+            raise ValueError(f"figure {NAME!r}: {specs.source}: gpus.{gpu.id}: the roofline needs its memory_tb_per_s and fp32_tflops")
+        roofs.append([gpu.id.upper(), bandwidth, peak])
+    return roofs
+
+
+def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_min: float, left: float, right_x: float) -> list[str]:
+    """The specified roofs, dashed, each named along its slope; over the highest, what they are."""
+    out = []
+    for i, (name, bw, peak) in enumerate(vendor):
+        ridge = peak / bw
+        x_start = max(10 ** (axes.xlo - axes.xpad), y_min / bw)
+        points = [(x_start, bw * x_start), (ridge, peak), (x_max, peak)]
+        line = el("polyline", cls="kb-roof", points=" ".join(f"{num(axes.x(x))},{num(axes.y(y))}" for x, y in points))
+        (x0, y0), (x1, y1) = (axes.x(x_start), axes.y(bw * x_start)), (axes.x(ridge), axes.y(peak))
+        angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+        length = math.hypot(x1 - x0, y1 - y0)
+        words = S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(ridge))
+        if width(words, SMALL) > 0.75 * length:  # a phone's narrow plot: the name alone (the alt text has the rest)
+            words = name
+        t = 0.12 if words == name else max(0.1, 1 - (width(words, SMALL) / 2 + 12) / length)  # clear of the labels at the top
+        mx, my = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+        dy = -6 if i % 2 == 0 else SMALL + 4  # the first above its line, the next below: parallel lines stay apart
+        label = text(mx, my + dy, words, cls="kb-small kb-roof-label", text_anchor="middle",
+                     transform=f"rotate({num(angle)} {num(mx)} {num(my)})")
+        out.append(el("g", line + label, cls="kb-vendor", data_gpu=name.lower()))
+    top = max(peak for _, _, peak in vendor)
+    names = ", ".join(name for name, _, peak in vendor if peak == top)
+    y = axes.y(top)
+    # under the roof, at the right: over it are the names of the two sides
+    out.append(text(right_x - 4, y + SMALL + 6, S(lang, "vendor_roof", names=names, flops=format_si(top, "FLOP/s", 2)),
+                    cls="kb-small kb-roof-label", text_anchor="end"))
+    what = S(lang, "vendor")
+    if width(what, SMALL) * 1.15 > right_x - left - 8:  # a phone's plot: on two lines, broken after the comma
+        cut = max(what.find(", ") + 1, what.find("（"))
+        lines = [what[:cut].strip(), what[cut:].strip()]
+    else:
+        lines = [what]
+    for n, words in enumerate(lines):
+        out.append(text(right_x - 4, y + (2 + n) * SMALL + 10 + 4 * n, words, cls="kb-small kb-roof-label kb-bold", text_anchor="end"))
+    return out
 
 
 def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
@@ -119,7 +189,8 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     top = ly + 20
     plot_w, plot_h = layout.width - left - right, 260.0
     xs = [add_i / 2, max(m[1] for m in matmuls) * 2]
-    ys = [add_f / 4, peak * HEADROOM]
+    vendor = inputs["vendor"]
+    ys = [add_f / 4, max(peak * HEADROOM, *(p * VENDOR_HEADROOM for _, _, p in vendor))]
     axes = LogAxes(left, top, plot_w, plot_h, xs, ys)
     bottom, right_x = top + plot_h, left + plot_w
     x_min = 10 ** (axes.xlo - axes.xpad)
@@ -145,8 +216,10 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     mx, my = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
     chart.append(text(mx, my - 7, memory, cls="kb-small kb-roof-label", text_anchor="middle",
                       transform=f"rotate({num(angle)} {num(mx)} {num(my)})"))
-    chart.append(text(right_x - 4, ry - 10, S(lang, "compute_roof", flops=format_si(peak, "FLOP/s")),
+    near = any(p / 8 < peak < p * 8 for _, _, p in vendor)  # its label would meet theirs: put it under them
+    chart.append(text(right_x - 4, ry + 4 * SMALL + 20 if near else ry - 10, S(lang, "compute_roof", flops=format_si(peak, "FLOP/s")),
                       cls="kb-small kb-roof-label", text_anchor="end"))
+    chart += draw_vendor(vendor, axes, lang, x_max, y_min, left, right_x)
     ridge_label = S(lang, "ridge", i=format_number(ridge))
     if width(ridge_label, SMALL) > bottom - ry - 16:  # too long for the line: the number alone
         ridge_label = S(lang, "ridge_short", i=format_number(ridge))
@@ -178,6 +251,9 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
     alt = S(lang, "alt", device=device, bw=format_bandwidth(bw), peak=format_si(peak, "FLOP/s"), ridge=format_number(ridge),
             add_i=format_number(add_i), add_f=format_si(add_f, "FLOP/s"), n0=n0, i0=format_number(i0),
             f0=format_si(f0, "FLOP/s"), n1=n1, i1=format_number(i1), f1=format_si(f1, "FLOP/s"))
+    alt += S(lang, "vendor_alt", roofs="; ".join(
+        S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(p / bw)) + f", {format_si(p, 'FLOP/s', 2)}"
+        for name, bw, p in vendor))
     caption = S(lang, "caption", device=device)
     data = {
         "matmuls": len(matmuls),
@@ -186,6 +262,7 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
         "peak_gflops": round(peak / 1e9, 3),
         "device": inputs["device"],
         "source": f"{inputs['snippet']} ({inputs['device']})",
+        "vendor_ridges": {name: p / bw for name, bw, p in vendor},
     }
     return Figure(NAME, lang, (document(NAME, lang, layout, height, alt, body),), alt, caption, data)
 
