@@ -183,3 +183,16 @@ def test_a_changed_spec_redraws_the_roofline(tmp_path, monkeypatch):
 def test_a_bad_spec_file_is_an_error_naming_file_and_field(broken):
     with pytest.raises(ValueError, match=r"figure 'roofline': docs/gpu_specs.yml: gpus.h200.fp32_tflops"):
         figures.figure("roofline", "en", {MM_VS_ADD: committed_cpu(MM_VS_ADD)})
+
+
+def test_a_book_reads_its_own_spec_file_not_this_repositorys(tmp_path):
+    """Loading a book's mkdocs.yml points [[kb:spec]] and the roofline at that book's docs/gpu_specs.yml."""
+    from conftest import make_project, write
+    from kernelbook.site.settings import load
+
+    book = make_project(tmp_path / "book")
+    write(book / "mkdocs.yml", "site_name: t\nplugins:\n  - kernelbook:\n      repository: x/y\n")
+    write(book / "docs" / gpu_specs.FILE, yaml.safe_dump({"gpus": {"mine": good()["gpus"]["h200"]}}))
+    load(book)
+    assert gpu_specs.default_path() == book / "docs" / gpu_specs.FILE
+    assert [g.id for g in gpu_specs.book_specs().gpus] == ["mine"]

@@ -70,9 +70,19 @@ def format_bandwidth(bytes_per_s: float) -> str:
     return f"{bytes_per_s / 1e12:g} TB/s" if bytes_per_s >= 1e12 else f"{bytes_per_s / 1e9:g} GB/s"
 
 
+_book_docs: Path | None = None  # the docs folder of the book being built (use_book); None: this repository's
+
+
+def use_book(docs_dir: Path) -> None:
+    """Read the spec file of the book whose docs folder is ``docs_dir`` (the plugin and the plain tree call this
+    with mkdocs.yml's docs_dir), so a book built elsewhere, or a kernelbook installed without -e, reads its own."""
+    global _book_docs
+    _book_docs = Path(docs_dir)
+
+
 def default_path() -> Path:
-    """The book's spec file: docs/gpu_specs.yml beside this package's scripts/ folder."""
-    return Path(__file__).resolve().parents[3] / "docs" / FILE
+    """The book's spec file: docs_dir/gpu_specs.yml of the book being built, else this repository's docs/."""
+    return (_book_docs or Path(__file__).resolve().parents[3] / "docs") / FILE
 
 
 def book_specs() -> Specs:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from . import gpu_specs
 from .labels import LANGUAGES
 
 
@@ -72,6 +73,8 @@ def from_config(config, options: Options) -> BookSettings:
     if unknown:
         raise ValueError(f"kernelbook writes its pages in {', '.join(LANGUAGES)}; the site is in {', '.join(unknown)} "
                          "(theme.language, or the i18n plugin's languages)")
+    # [[kb:spec]] and the roofline read this book's docs/gpu_specs.yml (a book elsewhere, or an install without -e)
+    gpu_specs.use_book(Path(config.docs_dir))
     return BookSettings(
         root=root,
         docs_dir=Path(config.docs_dir),
