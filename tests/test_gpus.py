@@ -280,7 +280,7 @@ def test_a_reference_gpu_that_is_not_a_gpu_key_is_one_line_naming_mkdocs_yml_and
     root = tree(tmp_path / "t", snippets=("ch01/a",), reference=value)
     gpu_capture(root, "ch01/a", A100)
     shown = value.strip('"')
-    for command in (("status",), ("status", "--strict"), ("diff", "--gpu", "a100_80gb")):
+    for command in (("status",), ("status", "--strict"), ("diff", "--gpu", "a100_80gb"), ("build", "--no-capture")):
         done = kb(root, *command)
         assert done.returncode == 2, (command, done.stdout, done.stderr)
         line = done.stderr.strip()
