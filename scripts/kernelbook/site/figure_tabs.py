@@ -14,6 +14,7 @@ indented under a Markdown ``=== "tab"`` would be read as Markdown, its text mang
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -96,7 +97,7 @@ def tabbed(name: str, labels: list[str], keys: list[str], blocks: list[str]) -> 
     group = f"__tabbed_kb-figure-{name}"
     inputs = "".join(f'<input{" checked" if i == 0 else ""} id="{group}-{key}" name="{group}" type="radio">'
                      for i, key in enumerate(keys))
-    names = "".join(f'<label for="{group}-{key}">{label}</label>' for label, key in zip(labels, keys))
+    names = "".join(f'<label for="{group}-{key}">{html.escape(label)}</label>' for label, key in zip(labels, keys))
     content = "".join(f'<div class="tabbed-block">\n{block}</div>\n' for block in blocks)
     return (f'<div class="tabbed-set tabbed-alternate kb-figure-tabs" id="kb-figure-{name}" data-tabs="{name}:{len(keys)}">'
             f'{inputs}<div class="tabbed-labels">{names}</div>\n<div class="tabbed-content">\n{content}</div>\n</div>\n')
