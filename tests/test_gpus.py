@@ -284,8 +284,42 @@ def test_diff_shows_a_new_gpus_kernels_against_the_reference_gpus(tmp_path):
     assert "unrolled_elementwise_kernel" in text and "vectorized_elementwise_kernel" in text
     same = kb(root, "diff", "--gpu", "a100_80gb")
     assert same.returncode == 0, same.stdout
-    none = kb(root, "diff", "--gpu", "l4", "--json")
-    assert none.returncode == 1 and json.loads(none.stdout)["snippets"][0]["status"] == "removed"
+
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--gpu", "l4"), "--gpu l4: no capture of that GPU in working tree; give the key of a GPU with captures there (a100_80gb, t4;"),
+    (("--gpu", "t4", "--against", "h200"), "--against h200: no capture of that GPU in working tree; give the key of a GPU with captures there (a100_80gb, t4;"),
+    (("--against", "t4"), "--against KEY names the GPU that --gpu KEY is compared with: give --gpu KEY too"),
+])
+def test_diff_refuses_a_gpu_with_no_capture_and_against_without_gpu_in_one_line(tmp_path, args, says):
+    root = tree(tmp_path / "t", snippets=("ch01/a",))
+    gpu_capture(root, "ch01/a", A100)
+    gpu_capture(root, "ch01/a", T4, rename=True)
+    done = kb(root, "diff", *args)
+    assert done.returncode == 2 and not done.stdout, done.stdout + done.stderr
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("value, hint", [("H200", "did you mean h200?"), ('"A100 80GB"', "did you mean a100_80gb?"),
+                                         ("a100-80gb", "did you mean a100_80gb?"), ("h200_", "did you mean h200?")])
+def test_a_reference_gpu_that_is_not_a_gpu_key_is_one_line_naming_mkdocs_yml_and_the_value(tmp_path, value, hint):
+    from conftest import mkdocs_build
+
+    root = tree(tmp_path / "t", snippets=("ch01/a",), reference=value)
+    gpu_capture(root, "ch01/a", A100)
+    shown = value.strip('"')
+    for command in (("status",), ("status", "--strict"), ("diff", "--gpu", "a100_80gb"), ("build", "--no-capture")):
+        done = kb(root, *command)
+        assert done.returncode == 2, (command, done.stdout, done.stderr)
+        line = done.stderr.strip()
+        assert len(line.splitlines()) == 1 and f"mkdocs.yml's reference_gpu {shown!r} is not a GPU key" in line and hint in line, line
+    write(root / "docs/index.md", "# A\n\n[[kb:run ch01/a]]\n")
+    failed = mkdocs_build(root, tmp_path / "site")
+    assert failed.returncode != 0 and f"mkdocs.yml's reference_gpu {shown!r} is not a GPU key" in failed.stdout + failed.stderr
+    assert "Traceback" not in failed.stdout + failed.stderr
+    assert gpus.reference_gpu(tree(tmp_path / "ok", reference="'h200'")) == "h200"  # quoted, commented: still read
+    assert gpus.reference_gpu(tree(tmp_path / "none", reference=None)) is None
 
 
 # ---------------------------------------------------------------- claims per GPU (no build)

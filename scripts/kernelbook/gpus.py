@@ -16,10 +16,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import KernelbookError
+
 if TYPE_CHECKING:
     from .records import Capture
 
-KEY = re.compile(r"[a-z0-9_]+")
+# What gpu_key gives: lower-case words of letters and digits joined by single underscores.
+KEY = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 # A slot names one capture file of a snippet: "cpu", "cuda" (unkeyed, from before keys) or "cuda-<key>".
 SLOT = re.compile(r"cpu|cuda(?:-[a-z0-9_]+)?")
 _VENDOR = {"nvidia", "tesla", "geforce", "quadro"}
@@ -92,8 +95,31 @@ def book_option(root: Path, name: str) -> str | None:
 
 
 def reference_gpu(root: Path) -> str | None:
-    """The kernelbook plugin's ``reference_gpu`` in ``root/mkdocs.yml`` (read as text), or None."""
-    return book_option(root, "reference_gpu")
+    """The kernelbook plugin's ``reference_gpu`` in ``root/mkdocs.yml`` (read as text), or None.
+
+    A value that is not a GPU key is a KernelbookError (:func:`check_reference`).
+    """
+    try:
+        text = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = re.search(r"^\s+reference_gpu:(.*)$", text, re.MULTILINE)
+    if not found:
+        return None
+    value = re.sub(r"(?:^|\s)#.*$", "", found.group(1)).strip()  # a YAML comment: from a # after a space
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return check_reference(value) or None
+
+
+def check_reference(value: str) -> str:
+    """``value`` (mkdocs.yml's reference_gpu) when it is empty or a GPU key; else a one-line KernelbookError."""
+    if not value or KEY.fullmatch(value):
+        return value
+    meant = gpu_key(value)
+    hint = f"; did you mean {meant}?" if meant and meant != value else ""
+    raise KernelbookError(f"mkdocs.yml's reference_gpu {value!r} is not a GPU key (lower-case letters and digits joined by _, "
+                          f"as `kernelbook status` names them, e.g. h200 or a100_80gb: guide/gpu.md#gpu-keys){hint}")
 
 
 def in_scope(scope: str | None, capture: "Capture", reference: str | None = None) -> bool:

@@ -25,6 +25,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from ..errors import KernelbookError
 from ..gpus import gpu_key, reference_gpu
 from ..machine import cuda_runtime, nvidia_gpu, same_gpu
 from ..records import CaptureError, load
@@ -205,7 +206,11 @@ def check_reference() -> str:
     gpu = nvidia_gpu()
     if gpu is None:
         return "nvidia-smi names no GPU: the reference GPU is not checked"
-    problem = reference_problem(gpu[0], gpu[1], reference_gpu(Path.cwd()))
+    try:
+        reference = reference_gpu(Path.cwd())
+    except KernelbookError as exc:  # mkdocs.yml names no GPU key: one line, like the other checks
+        raise NotReady(str(exc)) from None
+    problem = reference_problem(gpu[0], gpu[1], reference)
     if problem:
         raise NotReady(problem)
     return f"{gpu[0]} is the book's reference GPU"

@@ -82,14 +82,39 @@ def gpu_side(side: Side, key: str) -> Side:
     return Side(f"{key} ({side.label})", found, side.bad)
 
 
-def gpu_sides(root: Path, sides: list[str], gpu: str, against: str | None) -> tuple[Side, Side]:
-    """``diff --gpu``: the reference GPU's captures (or ``against``'s), and ``gpu``'s, of the tree or one folder."""
+def gpu_sides(root: Path, sides: list[str], gpu: str | None, against: str | None) -> tuple[Side, Side]:
+    """``diff --gpu``: the reference GPU's captures (or ``against``'s), and ``gpu``'s, of the tree or one folder.
+
+    A KEY that has no capture there is a usage error naming the GPUs that have one: a diff
+    against nothing would list every snippet as added or removed.
+    """
+    if not gpu:
+        raise KernelbookError("--against KEY names the GPU that --gpu KEY is compared with: give --gpu KEY too "
+                              "(kernelbook diff --gpu KEY [--against KEY])")
     against = against or gpus.reference_gpu(root)
     if not against or len(sides) > 1:
         raise KernelbookError("--gpu KEY compares one tree's GPUs: give at most one folder, and --against KEY "
                               "where mkdocs.yml names no reference_gpu")
     side = folder(Path(sides[0])) if sides else working_tree(root)
-    return gpu_side(side, against), gpu_side(side, gpu)
+    old, new = gpu_side(side, against), gpu_side(side, gpu)
+    have = sorted(gpu_keys(side))
+    for flag, key, found in (("--gpu", gpu, new), ("--against", against, old)):
+        if not found.captures and not side.bad:  # a file that could not be read is reported instead (exit 2)
+            what = (f"give the key of a GPU with captures there ({', '.join(have)}; guide/gpu.md#gpu-keys)" if have else
+                    "it holds no GPU's captures: merge some first (kernelbook merge ARCHIVE)")
+            raise KernelbookError(f"{flag} {key}: no capture of that GPU in {side.label}; {what}")
+    return old, new
+
+
+def gpu_keys(side: Side) -> set[str]:
+    """The keys of the GPUs ``side`` holds CUDA captures of (an unkeyed capture: the GPU it records)."""
+    keys = set()
+    for (_, slot), capture in side.captures.items():
+        env = capture.environment
+        key = gpus.key_of(slot) or (gpus.gpu_key(env.device_name, env.compute_capability) if slot == "cuda" else None)
+        if key:
+            keys.add(key)
+    return keys
 
 
 def working_tree(root: Path) -> Side:

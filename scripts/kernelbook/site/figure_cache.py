@@ -1,9 +1,10 @@
 """Figures drawn by ``figures`` from the shown captures, cached on disk by their data.
 
 A figure is redrawn only when what it is drawn from (its captures' relevant data, or the
-drawing code) changes: ``<cache>/figures/<name>.<lang>.<data key>.json``, the drawn
-``Figure`` record, one file per figure and language, older versions removed when a new
-one is written. Pages show its HTML (:func:`figure_html`); notebooks embed its drawing.
+drawing code) changes: ``<cache>/figures/<name>.<lang>.<slot>.<data key>.json``, the drawn
+``Figure`` record, one file per figure, language and capture it is drawn from (the slot,
+:func:`drawn_from`), older versions removed when a new one is written. Pages show its HTML
+(:func:`page_html`; in a tab per capture: ``figure_tabs``); notebooks embed its drawing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from xml.etree import ElementTree
 
 from ..files import MiB, InputError, parse_json, read_bounded
+from .. import gpus
 from ..records import Capture, write_atomic
 from . import figures
 from .escape import inert
@@ -32,16 +34,29 @@ def cached_figure(cache: Path, name: str, lang: str, captures: Mapping[str, Capt
 
     Raises what ``figures.figure`` raises for an unknown figure or unusable captures.
     """
-    path = cache / "figures" / f"{name}.{lang}.{figures.data_key(name, captures)[:16]}.json"
+    slot = drawn_from(name, captures)
+    path = cache / "figures" / f"{name}.{lang}.{slot}.{figures.data_key(name, captures)[:16]}.json"
     found = read_entry(path, name, lang)
     if found is not None:
         return found, False
     fig = figures.figure(name, lang, captures)
     for stale in path.parent.glob(f"{name}.{lang}.*") if path.parent.is_dir() else ():
-        stale.unlink(missing_ok=True)
+        if stale.name.split(".")[2:-2] in ([slot], []):  # this capture's older drawing, or one from before slots
+            stale.unlink(missing_ok=True)
     record = {"name": fig.name, "lang": fig.lang, "svgs": list(fig.svgs), "alt": fig.alt, "caption": fig.caption, "data": fig.data}
     write_atomic(path, json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     return fig, True
+
+
+def drawn_from(name: str, captures: Mapping[str, Capture]) -> str:
+    """Which captures figure ``name`` is drawn from, by slot: ``cpu``, ``cuda-h200``, ``cpu+cuda-h200``, or ``none``.
+
+    Part of its cache entry's name: a figure drawn in one tab per GPU (``figure_tabs``) keeps
+    an entry per capture, and drawing one tab never removes another's.
+    """
+    kind = figures.KINDS.get(name)
+    needs = kind.needs if kind else ()
+    return "+".join(sorted({gpus.slot_of(captures[sid]) for sid in needs if sid in captures})) or "none"
 
 
 # What the figures module draws, and nothing that runs or loads: an entry holding anything else
@@ -95,14 +110,9 @@ def inert_svg(svg: str) -> bool:
     return True
 
 
-def figure_html(cache: Path, name: str, lang: str, captures: Mapping[str, Capture]) -> tuple[str, bool]:
-    """The ``<figure>`` for a page of language ``lang``, and whether it had to be drawn (not cached)."""
-    fig, drawn = cached_figure(cache, name, lang, captures)
-    return page_html(fig), drawn
-
-
-def page_html(fig: figures.Figure) -> str:
-    return (f'<figure class="kb-figure" id="kb-figure-{fig.name}">\n{fig.html}\n'
+def page_html(fig: figures.Figure, anchor: str | None = None) -> str:
+    """The ``<figure>``, its id ``anchor`` (by default ``kb-figure-NAME``, the notebooks' link to it)."""
+    return (f'<figure class="kb-figure" id="{anchor or f"kb-figure-{fig.name}"}">\n{fig.html}\n'
             f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
 
 

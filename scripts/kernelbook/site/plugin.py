@@ -37,7 +37,7 @@ from . import (editions, glossary_site, notebook_assets, notebook_cache, noteboo
                search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context
-from .figure_cache import figure_html
+from .figure_tabs import page_figure
 from .labels import label
 from .markdown_extensions import MARKDOWN_EXTENSIONS
 from .page_text import lines_before
@@ -320,15 +320,14 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     # ------------------------------------------------------------ services for the directives
 
     def _figure(self, name: str, lang: str, ctx: Context) -> str:
-        captures = {sid: e.shown for sid, e in self.run.book.items() if e.shown is not None}
-        try:
-            out, drawn = figure_html(self.run.settings.cache_dir, name, lang, captures)
+        def heard(drawn: bool) -> None:
+            self.run.counts["figures drawn" if drawn else "figures cached"] += 1
+            if drawn:
+                log.info("kernelbook: drew figure %s (%s)", name, lang)
+        try:  # a tab per GPU (and the CPU) where its snippet has several fresh captures
+            return page_figure(self.run.settings.cache_dir, name, lang, self.run.book, heard)
         except (KeyError, ValueError) as exc:
             return ctx.error(f"[[kb:figure {name}]]", f"cannot draw it: {exc}")
-        self.run.counts["figures drawn" if drawn else "figures cached"] += 1
-        if drawn:
-            log.info("kernelbook: drew figure %s (%s)", name, lang)
-        return out
 
     def _notebook_links(self, page, chapter: str, lang: str, ctx: Context, config) -> str:
         settings = self.run.settings

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .. import gpus
+from ..errors import KernelbookError
 from . import gpu_specs
 from .labels import LANGUAGES
 
@@ -25,6 +27,7 @@ class Options(Protocol):
     cache_dir: str
     glossary: str
     glossary_page: str
+    reference_gpu: str
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,10 @@ def from_config(config, options: Options) -> BookSettings:
     for name, value in (("glossary", options.glossary), ("glossary_page", options.glossary_page)):
         if value and (Path(value).is_absolute() or ".." in Path(value).parts):
             raise ValueError(f"the `{name}` option names a file inside docs/ (relative to it), not {value!r}")
+    try:  # the capture side reads it as text (gpus.reference_gpu): both refuse what is not a GPU key
+        gpus.check_reference(getattr(options, "reference_gpu", "") or "")
+    except KernelbookError as exc:
+        raise ValueError(str(exc)) from None
     unknown = [lang for lang in languages if lang not in LANGUAGES]
     if unknown:
         raise ValueError(f"kernelbook writes its pages in {', '.join(LANGUAGES)}; the site is in {', '.join(unknown)} "
@@ -123,8 +130,6 @@ def load(root: Path, *, plugin: dict | None = None, **mkdocs_options) -> tuple[o
     """
     from mkdocs.config import load_config
 
-    from ..errors import KernelbookError
-
     path = Path(root) / "mkdocs.yml"
     if not path.is_file():
         raise KernelbookError(f"{path}: no MkDocs config here; run kernelbook in the book's folder (where mkdocs.yml is)")
@@ -134,4 +139,7 @@ def load(root: Path, *, plugin: dict | None = None, **mkdocs_options) -> tuple[o
         raise KernelbookError(f"{path}: the kernelbook plugin is not configured (add `plugins: - kernelbook` to it)")
     for name, value in (plugin or {}).items():
         setattr(found.config, name, value)
-    return config, from_config(config, found.config)
+    try:
+        return config, from_config(config, found.config)
+    except ValueError as exc:  # an option that cannot work: one line, exit 2
+        raise KernelbookError(str(exc)) from None

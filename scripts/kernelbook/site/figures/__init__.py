@@ -2,7 +2,7 @@
 
 ``figure(name, lang, captures)`` draws the figure registered as ``name`` in one of
 :data:`LANGS` from the captures the page shows (the caller picks CUDA when fresh, else
-CPU), once per layout of :data:`LAYOUTS` (a desktop's, a phone's); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
+CPU; ``site/figure_tabs.py`` draws it once per capture for a page's tabs), once per layout of :data:`LAYOUTS` (a desktop's, a phone's); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
 plus the drawing code, so a build redraws a figure only when one of them changes.
 Same input, byte-identical SVG.
 
