@@ -10,19 +10,16 @@ builds and commits locally, and nothing is pushed.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, _Quiet, run_cli, write
+from conftest import ROOT, run_cli, serving, write
 
 MKDOCS = """
 site_name: Editions test
@@ -179,12 +176,8 @@ def editions(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def editions_url(editions):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(editions[1])))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(editions[1]) as url:
+        yield url
 
 
 # ---------------------------------------------------------------- the published tree

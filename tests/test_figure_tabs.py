@@ -156,20 +156,20 @@ def test_a_figure_shows_a_tab_per_capture_reference_first_cpu_last(figure_site, 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_picking_a_gpu_in_an_output_switches_the_figure_too(figure_site, browser, lang, tmp_path):
-    import functools
-    import http.server
+    from conftest import serving
+
+    with serving(figure_site) as url:
+        _pick_and_follow(browser, f"{url}/{PREFIX[lang]}ch01/", lang, tmp_path)
+
+
+def _pick_and_follow(browser, url: str, lang: str, tmp_path) -> None:
     import os
-    import threading
 
-    from conftest import _Quiet
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(figure_site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     context = browser.new_context()
     try:
         page = context.new_page()
         page.set_viewport_size({"width": 1280, "height": 900})
-        page.goto(f"http://127.0.0.1:{server.server_port}/{PREFIX[lang]}ch01/")
+        page.goto(url)
         figure = page.locator("#kb-figure-sweep")
 
         def shown() -> tuple[str, str]:
@@ -197,7 +197,6 @@ def test_picking_a_gpu_in_an_output_switches_the_figure_too(figure_site, browser
         assert shown()[0] == "CPU"  # remembered across loads, as the outputs' choice is
     finally:
         context.close()
-        server.shutdown()
 
 
 def test_ids_are_unique_on_the_page_and_each_drawing_is_labelled_by_its_own_title(figure_site):

@@ -465,18 +465,16 @@ def test_a_claim_one_gpu_contradicts_fails_the_build_naming_that_gpus_capture(tm
 
 @pytest.mark.parametrize("lang, prefix", [("ja", ""), ("en", "en/")])
 def test_tabs_show_every_gpu_reference_first_then_cpu_and_a_choice_holds_across_the_page(two_gpu_site, browser, lang, prefix):
-    import functools
-    import http.server
-    import threading
+    from conftest import serving
 
-    from conftest import _Quiet
+    with serving(two_gpu_site) as url:
+        _linked_tabs_hold(browser, f"{url}/{prefix}ch01/")
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(two_gpu_site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+def _linked_tabs_hold(browser, url: str) -> None:
     context = browser.new_context()
     try:
         page = context.new_page()
-        url = f"http://127.0.0.1:{server.server_port}/{prefix}ch01/"
         page.goto(url)
         examples = page.locator(".kb-example")
         assert examples.count() == 2
@@ -497,7 +495,6 @@ def test_tabs_show_every_gpu_reference_first_then_cpu_and_a_choice_holds_across_
         assert checked(0).strip() == "T4"  # remembered (Material keeps the linked choice)
     finally:
         context.close()
-        server.shutdown()
 
 
 # ---------------------------------------------------------------- the capture kit
