@@ -34,7 +34,7 @@ from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
 from . import (editions, glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, page_cache, page_markdown,
-               search_index, twins, unrendered)
+               search_cache, search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context
 from .figure_cache import figure_html
@@ -150,6 +150,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         """
         run = self.run
         settings = run.settings
+        search = search_index.material_search(config, quiet=True)  # each build's index is new (material's on_config)
+        if search is not None and getattr(search, "search_index", None) is not None:
+            search_cache.cache_entries(search.search_index, settings.cache_dir / "search", search_cache.versions(),
+                                       lambda cached: run.counts.update(["search cached" if cached else "search parsed"]))
         try:
             check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
@@ -263,8 +267,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         run = self.run
         counts = run.counts
         log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache; "
-                 "other pages: %d rendered, %d from the cache", counts["figures drawn"], counts["figures cached"],
-                 counts["notebooks rendered"], counts["notebooks cached"], counts["pages rendered"], counts["pages cached"])
+                 "other pages: %d rendered, %d from the cache; search entries: %d pages parsed, %d from the cache",
+                 counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"],
+                 counts["pages rendered"], counts["pages cached"], counts["search parsed"], counts["search cached"])
         if run.unchecked:
             devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
             log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "

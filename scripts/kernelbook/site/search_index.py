@@ -103,13 +103,15 @@ def rebase(html: str, prefix: str) -> str:
     return html[: found.start(2) - 1] + f'"{base}"' + html[found.end(2) + 1:]
 
 
-def material_search(config):
-    """material's search plugin, when it is on and builds the index this module knows how to split; else None."""
+def material_search(config, quiet: bool = False):
+    """material's search plugin, when it is on and builds the index this module knows how to split; else None.
+
+    ``quiet``: say nothing of another search plugin (the caller has nothing to tell the maintainer)."""
     for name in ("material/search", "search"):
         plugin = config.plugins.get(name)
         if plugin is not None and getattr(plugin.config, "enabled", False) and type(plugin).__module__.startswith("material."):
             return plugin
-        if plugin is not None:
+        if plugin is not None and not quiet:
             log.info("kernelbook: the %s plugin is not material's; every language searches one shared index", name)
             return None
     return None
