@@ -139,6 +139,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._report(problem)
             if len(settings.languages) > 1:
                 self.run.search = search_index.material_search(config)
+            if config.plugins.get("i18n") is not None:
+                search_index.quicken_duplicates(config.plugins["i18n"], notebook_cache.versions(("mkdocs-static-i18n",))["mkdocs-static-i18n"])
         self.run.glossary = glossary_site.read(self.run.settings, self._report)
         return config
 
