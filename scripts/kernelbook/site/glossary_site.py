@@ -76,8 +76,60 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
         drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
             "kernelbook: drew figure %s (%s) for a notebook", name, lang))
         _PLANNED.clear()
-        _PLANNED[key] = (glossary, dict(book), notebooks.planned(settings, book, glossary=glossary, figure=drawing, report=report))
+        _PLANNED[key] = (glossary, dict(book), _kept_plan(settings, book, lambda report: notebooks.planned(
+            settings, book, glossary=glossary, figure=drawing, report=report), report))
     return dict(_PLANNED[key][2])
+
+
+PLAN_FORMAT = 1
+
+
+def plan_key(settings: BookSettings, book: dict[str, Entry]) -> str:
+    """sha256 of everything the notebooks are made from: kernelbook's own code, the settings, the
+    captures each page shows (every field of the book's entries) and every file of docs/ (pages,
+    glossary) but the notebooks themselves, which are what is made."""
+    import kernelbook
+
+    digest = hashlib.sha256(json.dumps([PLAN_FORMAT, page_cache.stable(settings), page_cache.stable(book)],
+                                       sort_keys=True, default=str).encode())
+    code = Path(kernelbook.__file__).parent
+    for path in sorted(p for p in code.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts):
+        digest.update(b"\0code\0" + path.relative_to(code).as_posix().encode() + b"\0" + path.read_bytes())
+    for path in sorted(p for p in settings.docs_dir.rglob("*") if p.is_file() and p.name != notebooks.NAME):
+        digest.update(b"\0docs\0" + path.relative_to(settings.docs_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _kept_plan(settings: BookSettings, book: dict[str, Entry], plan, report) -> dict[Path, dict[str, Any]]:
+    """``plan(report)``, kept in the cache by :func:`plan_key`: a new process makes no unchanged notebook
+    again. Kept only when nothing was reported (a plan with problems is made again, and reports again)."""
+    if settings.cache_dir is None:
+        return plan(report)
+    folder = settings.cache_dir / "planned"
+    path = folder / f"{plan_key(settings, book)}.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and all(isinstance(v, dict) for v in kept.values()):
+            with contextlib.suppress(OSError):
+                path.touch()
+            return {settings.docs_dir / rel: nb for rel, nb in kept.items()}
+    except (OSError, ValueError):
+        pass
+    heard: list[str] = []
+
+    def hear(problem: str) -> None:
+        heard.append(problem)
+        if report is not None:
+            report(problem)
+
+    made = plan(hear)
+    if not heard:
+        data = json.dumps({p.relative_to(settings.docs_dir).as_posix(): nb for p, nb in made.items()}, ensure_ascii=False)
+        if {settings.docs_dir / rel: nb for rel, nb in json.loads(data).items()} == made:
+            with contextlib.suppress(OSError):
+                page_cache.prune(folder)
+                write_atomic(path, data.encode("utf-8"))
+    return made
 
 
 # The last plan, by what it is made of; the glossary and the captures are kept with it, so
