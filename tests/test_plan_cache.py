@@ -47,3 +47,12 @@ def test_a_damaged_entry_is_made_again(tmp_path):
     for entry in (settings.cache_dir / "planned").glob("*.json"):
         entry.write_text("[1, 2", encoding="utf-8")
     assert glossary_site._kept_plan(settings, {}, _plan(settings, made), None) == first and len(made) == 2
+
+
+def test_only_the_plans_used_last_are_kept(tmp_path, monkeypatch):
+    settings, made = _settings(tmp_path), []
+    monkeypatch.setattr(glossary_site, "PLANS_KEPT", 2)
+    for n in range(4):
+        (settings.docs_dir / "ja" / "ch01" / "index.md").write_text(f"# {n}\n", encoding="utf-8")
+        glossary_site._kept_plan(settings, {}, _plan(settings, made), None)
+    assert len(list((settings.cache_dir / "planned").glob("*.json"))) == 2

@@ -127,9 +127,23 @@ def _kept_plan(settings: BookSettings, book: dict[str, Entry], plan, report) -> 
         data = json.dumps({p.relative_to(settings.docs_dir).as_posix(): nb for p, nb in made.items()}, ensure_ascii=False)
         if {settings.docs_dir / rel: nb for rel, nb in json.loads(data).items()} == made:
             with contextlib.suppress(OSError):
-                page_cache.prune(folder)
                 write_atomic(path, data.encode("utf-8"))
+                _keep_newest(folder, PLANS_KEPT)
     return made
+
+
+PLANS_KEPT = 8  # a plan is about 1 MB, and a `mkdocs serve` session makes one per edit: the last few are kept
+
+
+def _keep_newest(folder: Path, n: int) -> None:
+    """Remove all but the ``n`` entries of ``folder`` used last (a hit touches its entry)."""
+    entries = []
+    for entry in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            entries.append((entry.stat().st_mtime_ns, entry))
+    for _, old in sorted(entries, reverse=True)[n:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
 
 
 # The last plan, by what it is made of; the glossary and the captures are kept with it, so
