@@ -134,9 +134,10 @@ def test_a_prose_only_edit_re_renders_only_that_chapters_notebook_in_that_langua
     pages = len(list(ROOT.glob("docs/ja/**/*.md")))
     assert sorted(third["summaries"]) == [
         f"kernelbook: figures: 0 drawn, {figures} from the cache; notebook pages: 0 rendered, {chapters} from the cache; "
-        f"other pages: 0 rendered, {pages} from the cache",
+        f"other pages: 0 rendered, {pages} from the cache; search entries: 0 pages parsed, {chapters + pages} from the cache",
         f"kernelbook: figures: 0 drawn, {figures} from the cache; notebook pages: 1 rendered, {chapters - 1} from the cache; "
-        f"other pages: 1 rendered, {pages - 1} from the cache",  # the edited page: its HTML converted, the rest from page_cache
+        f"other pages: 1 rendered, {pages - 1} from the cache; "  # the edited page: its HTML converted, the rest from page_cache
+        f"search entries: 2 pages parsed, {chapters + pages - 2} from the cache",  # the edited page and its notebook
     ]
 
 
@@ -144,7 +145,7 @@ def test_the_cache_lives_where_the_option_says(three_builds, tmp_path_factory):
     """The builds above pointed `cache_dir` at a temporary folder: the copy of the book holds no cache."""
     base = Path(str(tmp_path_factory.getbasetemp()))
     serve_like = next(base.glob("serve-like*"))
-    assert sorted(p.name for p in (serve_like / "cache").iterdir()) == ["figures", "notebooks", "pages"]
+    assert sorted(p.name for p in (serve_like / "cache").iterdir()) == ["figures", "glossary", "notebooks", "pages", "planned", "search"]
     assert not (serve_like / "book" / ".kernelbook" / "cache").exists()
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import CAPTURE_FORMAT, gpus, machine
 from .errors import KernelbookError
+from .files import fingerprint
 from .records import Capture, CaptureError, load
 from .snippets import Snippet, discover, source_hash
 
@@ -191,8 +192,21 @@ def check_inputs(root: Path, folder: str = "snippets") -> None:
     file usable: the first one that is not, as a one-line KernelbookError naming it.
 
     For the commands that render (build, serve, notebooks): a broken input is named before
-    any work starts, instead of failing the build halfway.
+    any work starts, instead of failing the build halfway. Files found usable are not read
+    again while unchanged (each language build and each ``mkdocs serve`` rebuild checks them).
     """
+    key = (str(root), folder, fingerprint(root / folder))
+    if key in _CHECKED:
+        return
+    _check_inputs(root, folder)
+    _CHECKED.clear()
+    _CHECKED.add(key)
+
+
+_CHECKED: set[tuple] = set()  # the last snippets folder found usable, by its files
+
+
+def _check_inputs(root: Path, folder: str) -> None:
     for snippet in discover(root, folder):
         source_hash(snippet.path)
         for device in ("cpu", *snippet.cuda_slots()):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,8 +101,12 @@ class Glossary:
         return tuple(t.id for t in self.terms)
 
 
-def load(path: Path, languages: Iterable[str], source: str | None = None) -> Glossary:
-    """The glossary at ``path``; GlossaryError listing everything wrong with it."""
+def load(path: Path, languages: Iterable[str], source: str | None = None,
+         data: Callable[[str], object] | None = None) -> Glossary:
+    """The glossary at ``path``; GlossaryError listing everything wrong with it.
+
+    ``data``: what makes the file's text into its YAML data (default :func:`yaml_data`; a build
+    passes one that keeps the data of a text it has read before)."""
     import yaml
 
     name = source or path.name
@@ -113,7 +118,7 @@ def load(path: Path, languages: Iterable[str], source: str | None = None) -> Glo
     if key in _LOADED:  # the same file in the next language build or `mkdocs serve` reload: the same Glossary
         return _LOADED[key]  # (so the term linker, built once per glossary, is built once)
     try:
-        raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's, where built: 10x faster
+        raw = (data or yaml_data)(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         at = f"{name}:{mark.line + 1}" if mark is not None else name
@@ -132,6 +137,13 @@ def load(path: Path, languages: Iterable[str], source: str | None = None) -> Glo
 
 
 _LOADED: dict[tuple[str, str, tuple[str, ...]], Glossary] = {}  # the last glossary read, by its text (a Glossary is frozen)
+
+
+def yaml_data(text: str) -> object:
+    """The data of a YAML text, safely (yaml.YAMLError when it is not YAML)."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's, where built: 10x faster
 
 
 def entry_lines(node) -> list[int]:
@@ -249,9 +261,9 @@ def _strings(raw: object, where: str, problems: list[str]) -> tuple[str, ...]:
 def _across(terms: list[Term], source: str, languages: tuple[str, ...], places: Mapping[str, str]) -> list[str]:
     """Problems between entries: repeated ids, unknown related ids, one form for two terms, languages that disagree."""
     problems = []
-    ids = [t.id for t in terms]
-    for term_id in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(f"{source}: term {term_id!r} is defined {ids.count(term_id)} times")
+    ids = Counter(t.id for t in terms)
+    for term_id in sorted(i for i, n in ids.items() if n > 1):
+        problems.append(f"{source}: term {term_id!r} is defined {ids[term_id]} times")
     known = set(ids)
     chapters = {t.chapter for t in terms}
     for term in terms:

@@ -6,15 +6,19 @@ file) and ``term_links.py`` (which words link where).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import logging
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from ..files import fingerprint
-from . import figure_cache, gpu_specs, notebooks, term_links
+from ..records import write_atomic
+from . import figure_cache, gpu_specs, notebooks, page_cache, term_links
 from .book import Entry
 from .directives import Context
-from .glossary import Glossary, GlossaryError  # noqa: F401 - Glossary: the type of a build's glossary
+from .glossary import Glossary, GlossaryError, yaml_data as glossary_data  # noqa: F401 - Glossary: the type of a build's glossary
 from .sections import page_url, relative
 from .settings import BookSettings
 
@@ -25,7 +29,7 @@ def read(settings: BookSettings, report: Callable[[str], None]) -> Glossary | No
     """The book's glossary (None: it has none, or it is wrong); every problem with it, and a
     language without its glossary page, goes to ``report``."""
     try:
-        glossary = notebooks.book_glossary(settings)
+        glossary = notebooks.book_glossary(settings, data=lambda text: yaml_data(text, settings.cache_dir / "glossary"))
     except GlossaryError as exc:
         for problem in exc.problems:
             report(problem)
@@ -36,6 +40,27 @@ def read(settings: BookSettings, report: Callable[[str], None]) -> Glossary | No
             report(f"{settings.rel(page)}: missing: the glossary's page in this language "
                    "(a page holding [[kb:glossary]]; the plugin's `glossary_page` option names it)")
     return glossary
+
+
+def yaml_data(text: str, folder: Path) -> object:
+    """The glossary file's YAML data, kept in ``folder`` as JSON by the text's hash: libyaml builds
+    Python objects slowly (1.5 s for 10,000 terms), JSON's reader 40 times faster. Kept only
+    when the JSON reads back as the same data (no dates, no keys that are not strings)."""
+    path = folder / f"{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    raw = glossary_data(text)
+    try:
+        data = json.dumps(raw, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return raw
+    if json.loads(data) == raw:
+        with contextlib.suppress(OSError):
+            page_cache.prune(folder)
+            write_atomic(path, data.encode("utf-8"))
+    return raw
 
 
 def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: Glossary | None,
@@ -51,8 +76,74 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
         drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
             "kernelbook: drew figure %s (%s) for a notebook", name, lang))
         _PLANNED.clear()
-        _PLANNED[key] = (glossary, dict(book), notebooks.planned(settings, book, glossary=glossary, figure=drawing, report=report))
+        _PLANNED[key] = (glossary, dict(book), _kept_plan(settings, book, lambda report: notebooks.planned(
+            settings, book, glossary=glossary, figure=drawing, report=report), report))
     return dict(_PLANNED[key][2])
+
+
+PLAN_FORMAT = 1
+
+
+def plan_key(settings: BookSettings, book: dict[str, Entry]) -> str:
+    """sha256 of everything the notebooks are made from: kernelbook's own code, the settings, the
+    captures each page shows (every field of the book's entries) and every file of docs/ (pages,
+    glossary) but the notebooks themselves, which are what is made."""
+    import kernelbook
+
+    digest = hashlib.sha256(json.dumps([PLAN_FORMAT, page_cache.stable(settings), page_cache.stable(book)],
+                                       sort_keys=True, default=str).encode())
+    code = Path(kernelbook.__file__).parent
+    for path in sorted(p for p in code.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts):
+        digest.update(b"\0code\0" + path.relative_to(code).as_posix().encode() + b"\0" + path.read_bytes())
+    for path in sorted(p for p in settings.docs_dir.rglob("*") if p.is_file() and p.name != notebooks.NAME):
+        digest.update(b"\0docs\0" + path.relative_to(settings.docs_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _kept_plan(settings: BookSettings, book: dict[str, Entry], plan, report) -> dict[Path, dict[str, Any]]:
+    """``plan(report)``, kept in the cache by :func:`plan_key`: a new process makes no unchanged notebook
+    again. Kept only when nothing was reported (a plan with problems is made again, and reports again)."""
+    if settings.cache_dir is None:
+        return plan(report)
+    folder = settings.cache_dir / "planned"
+    path = folder / f"{plan_key(settings, book)}.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and all(isinstance(v, dict) for v in kept.values()):
+            with contextlib.suppress(OSError):
+                path.touch()
+            return {settings.docs_dir / rel: nb for rel, nb in kept.items()}
+    except (OSError, ValueError):
+        pass
+    heard: list[str] = []
+
+    def hear(problem: str) -> None:
+        heard.append(problem)
+        if report is not None:
+            report(problem)
+
+    made = plan(hear)
+    if not heard:
+        data = json.dumps({p.relative_to(settings.docs_dir).as_posix(): nb for p, nb in made.items()}, ensure_ascii=False)
+        if {settings.docs_dir / rel: nb for rel, nb in json.loads(data).items()} == made:
+            with contextlib.suppress(OSError):
+                write_atomic(path, data.encode("utf-8"))
+                _keep_newest(folder, PLANS_KEPT)
+    return made
+
+
+PLANS_KEPT = 8  # a plan is about 1 MB, and a `mkdocs serve` session makes one per edit: the last few are kept
+
+
+def _keep_newest(folder: Path, n: int) -> None:
+    """Remove all but the ``n`` entries of ``folder`` used last (a hit touches its entry)."""
+    entries = []
+    for entry in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            entries.append((entry.stat().st_mtime_ns, entry))
+    for _, old in sorted(entries, reverse=True)[n:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
 
 
 # The last plan, by what it is made of; the glossary and the captures are kept with it, so

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -106,6 +107,11 @@ def name_of(name: str, data: bytes) -> str:
 
 def _used_rules(css: str, classes: set[str]) -> str:
     """``css`` without the rules no element can match (see the module's notes); the rest byte for byte."""
+    return _filtered(css, frozenset(name for name in classes if _JUPYTER_CLASS.match(name)))
+
+
+@functools.lru_cache(maxsize=8)  # only the page's JupyterLab classes decide: pages with the same ones share the result
+def _filtered(css: str, classes: frozenset[str]) -> str:
     tokens = _TOKEN.findall(css)
     out, i = _rules(tokens, 0, classes)
     while i < len(tokens):  # a stray "}" at the top: kept, and on
@@ -159,15 +165,20 @@ def _block_end(tokens: list[str], i: int) -> int:
 
 def _may_match(selectors: str, classes: set[str]) -> bool:
     """Whether some selector of the list needs no JupyterLab class the page lacks."""
+    return any(needed <= classes for needed in _needs(selectors))
+
+
+@functools.lru_cache(maxsize=16384)  # every notebook page has the same stylesheet: each rule read once
+def _needs(selectors: str) -> tuple[frozenset[str], ...]:
+    """For each selector of the list that can match at all, the JupyterLab classes it needs."""
     text = re.sub(r"/\*.*?\*/", "", selectors, flags=re.DOTALL)
+    found = []
     for selector in _split_selectors(text):
         plain = _without_functional(selector)
         if _ROOT_INSIDE.search(plain):  # ".jupyter-wrapper :root", "... body": the document's root is inside no element
             continue
-        needed = _SELECTOR_CLASS.findall(plain)
-        if not any(_JUPYTER_CLASS.match(name) and name not in classes for name in needed):
-            return True
-    return False
+        found.append(frozenset(name for name in _SELECTOR_CLASS.findall(plain) if _JUPYTER_CLASS.match(name)))
+    return tuple(found)
 
 
 def _split_selectors(text: str) -> list[str]:

@@ -293,11 +293,11 @@ def chapters(settings: BookSettings) -> list[tuple[str, str, Path]]:
     return found
 
 
-def book_glossary(settings: BookSettings) -> Glossary | None:
-    """The book's glossary (the plugin's ``glossary`` option), or None; ``glossary.GlossaryError`` when it is wrong."""
+def book_glossary(settings: BookSettings, data: Callable[[str], object] | None = None) -> Glossary | None:
+    """The book's glossary (the plugin's ``glossary`` option), or None; ``glossary.GlossaryError`` when it is wrong (``data``: glossary.load's)."""
     if settings.glossary is None:
         return None
-    return load_glossary(settings.glossary, settings.languages, source=settings.rel(settings.glossary))
+    return load_glossary(settings.glossary, settings.languages, source=settings.rel(settings.glossary), data=data)
 
 
 def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glossary: Glossary | None = None,

@@ -122,14 +122,14 @@ def cache_render(page, folder: Path, site: str, report=None) -> None:
         entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": getattr(page, "_title_from_render", None),
                  "anchors": sorted(page.present_anchor_ids or ()),
                  "links_to_anchors": {f.src_uri: links for f, links in (page.links_to_anchors or {}).items()}}
-        _prune(folder)
+        prune(folder)
         write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
     page.render = render
 
 
-def _prune(folder: Path) -> None:
-    """Remove entries no build has used for KEEP_DAYS (every hit touches its entry); at most once a day."""
+def prune(folder: Path, days: float = KEEP_DAYS) -> None:
+    """Remove the entries in ``folder`` no build has used for ``days`` (every hit touches its entry); at most once a day."""
     stamp = folder / ".pruned"
     try:
         if stamp.is_file() and stamp.stat().st_mtime > time.time() - 86400:
@@ -138,7 +138,7 @@ def _prune(folder: Path) -> None:
         stamp.touch()
     except OSError:
         return
-    notebook_cache.remove_expired(folder, KEEP_DAYS)
+    notebook_cache.remove_expired(folder, days)
 
 
 def _well_formed(entry: object) -> bool:

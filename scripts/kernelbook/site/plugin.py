@@ -34,7 +34,7 @@ from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
 from . import (editions, glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, page_cache, page_markdown,
-               search_index, twins, unrendered)
+               search_cache, search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context
 from .figure_tabs import page_figure
@@ -127,6 +127,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._report(problem)
             if len(settings.languages) > 1:
                 self.run.search = search_index.material_search(config)
+            if config.plugins.get("i18n") is not None:
+                search_index.quicken_duplicates(config.plugins["i18n"], notebook_cache.versions(("mkdocs-static-i18n",))["mkdocs-static-i18n"])
         self.run.glossary = glossary_site.read(self.run.settings, self._report)
         return config
 
@@ -138,6 +140,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         """
         run = self.run
         settings = run.settings
+        search = search_index.material_search(config, quiet=True)  # each build's index is new (material's on_config)
+        if search is not None and getattr(search, "search_index", None) is not None:
+            search_cache.cache_entries(search.search_index, settings.cache_dir / "search", search_cache.versions(),
+                                       lambda cached: run.counts.update(["search cached" if cached else "search parsed"]))
         try:
             check_inputs(settings.root, settings.snippets_dir)
             run.book = load_book(settings.root, settings.snippets_dir)
@@ -251,8 +257,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         run = self.run
         counts = run.counts
         log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache; "
-                 "other pages: %d rendered, %d from the cache", counts["figures drawn"], counts["figures cached"],
-                 counts["notebooks rendered"], counts["notebooks cached"], counts["pages rendered"], counts["pages cached"])
+                 "other pages: %d rendered, %d from the cache; search entries: %d pages parsed, %d from the cache",
+                 counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"],
+                 counts["pages rendered"], counts["pages cached"], counts["search parsed"], counts["search cached"])
         if run.unchecked:
             devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
             log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "

@@ -246,7 +246,28 @@ def link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link:
     """``markdown`` with the first use of each term in each section linked by ``link`` (see the module's rules).
 
     ``chapter`` is the page's chapter folder ("ch01"; "" for a page outside the chapters).
+    A text linked before with the same glossary and link writer is answered from memory:
+    a ``mkdocs serve`` rebuild after an edit of one page links every page and notebook again.
     """
+    cells = tuple(c.cell_contents for c in getattr(link, "__closure__", None) or ())
+    key = (markdown, id(glossary), lang, chapter, getattr(link, "__code__", None), cells)
+    try:
+        held = _LINKED.get(key)
+    except TypeError:  # a link writer holding something unhashable: linked afresh
+        return _link_terms(markdown, glossary, lang, chapter, link)
+    if held is not None and held[0] is glossary and key[4] is not None:
+        return held[1]
+    linked = _link_terms(markdown, glossary, lang, chapter, link)
+    if len(_LINKED) >= 1024:  # a few builds' pages and notebook cells
+        _LINKED.clear()
+    _LINKED[key] = (glossary, linked)  # the glossary kept with it: no other object takes its id meanwhile
+    return linked
+
+
+_LINKED: dict[tuple, tuple[Glossary, str]] = {}
+
+
+def _link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link: Link) -> str:
     spans = protected(markdown)
     fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
     heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not any(a <= m.start() < b for a, b in fences)]

@@ -33,6 +33,8 @@ _TAG = re.compile(r"<[^>]*>")
 
 def in_html(text: str, quoted: frozenset[str] = frozenset()) -> list[str]:
     """The directive-like texts written in ``text`` (HTML) outside code and tags; those a capture holds (``quoted``) aside."""
+    if "[[" not in text:  # taking out code and tags puts spaces, never a "[", between the two: nothing to find
+        return []
     prose = _TAG.sub(" ", _NOT_PROSE.sub(" ", text))
     found = [_excerpt(prose, m.start()) for m in LOOKS_LIKE.finditer(prose)]
     return [one for one in found if not any(one.startswith(q) for q in quoted)]
