@@ -786,6 +786,25 @@ def _definitions(lang: str) -> dict[str, tuple[str, str]]:
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_later_link_to_a_term_shows_the_same_tooltip_though_the_page_writes_the_definition_once(browser, site_url, lang):
+    """glossary.titles_once leaves the title on a term's first link only; kernelbook.js gives it back before material's tooltips."""
+    words = _definitions(lang)
+    written = urlopen(site_url + CHAPTER[lang]).read().decode("utf-8")
+    links = re.findall(r'<a class="kb-term" href="[^"]*#kernel"[^>]*>', written)
+    assert len(links) > 2 and 'title="' in links[0] and all("title=" not in a for a in links[1:]), links[:3]
+    with open_page(browser) as w:
+        load(w, site_url + CHAPTER[lang])
+        later = w.page.locator("a.kb-term[href$='#kernel']").nth(2)
+        later.scroll_into_view_if_needed()
+        later.hover()
+        w.page.wait_for_function("e => e.hasAttribute('aria-describedby')", arg=later.element_handle())
+        tip = w.page.locator("#" + later.get_attribute("aria-describedby"))
+        tip.wait_for(state="visible")
+        assert tip.inner_text().strip() == words["kernel"][1]
+        assert w.errors == [], "\n".join(w.errors)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
 @pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "dark")])
 def test_a_term_shows_its_definition_as_a_tooltip_and_leads_to_its_entry_in_the_same_language(browser, site_url, lang, width, scheme, screenshots):
     words = _definitions(lang)

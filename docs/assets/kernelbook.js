@@ -1,3 +1,19 @@
+// A term's definition is written once per page, on its first link (site/glossary.py,
+// titles_once); a later link to the same entry without a title gets the last one given
+// there. This runs as the script loads, before DOMContentLoaded, when material turns
+// titles into tooltips.
+(function () {
+  var titles = {};
+  document.querySelectorAll("a.kb-term").forEach(function (link) {
+    var href = link.getAttribute("href");
+    if (link.hasAttribute("title")) {
+      titles[href] = link.getAttribute("title");
+    } else if (href in titles) {
+      link.setAttribute("title", titles[href]);
+    }
+  });
+})();
+
 // The language switcher links the same page in the other language; carry the
 // section anchor along, so a reader in "#fusion" lands in "#fusion" (anchors are
 // identical in both languages by construction).

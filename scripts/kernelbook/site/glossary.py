@@ -328,6 +328,29 @@ def page_link(glossary_url: str, lang: str) -> Link:
     return link
 
 
+_PAGE_LINK = re.compile(r'(<a class="kb-term" href="([^"]*)") title="([^"]*)">')
+
+
+def titles_once(page_html: str) -> str:
+    """The built page with each term's definition only on its first link: a later link to the
+    same entry loses its title when it repeats the title of the last titled link there.
+
+    A chapter links a term once per section, so a page repeats a definition many times (a
+    few kilobytes of every page load). kernelbook.js gives the later links their title back
+    as the page loads, before material turns titles into tooltips; without JavaScript, the
+    first link shows it and every link still leads to the entry.
+    """
+    last: dict[str, str] = {}  # href -> the title a link without one gets back (the script's rule)
+
+    def once(match: re.Match[str]) -> str:
+        href, title = match.group(2), match.group(3)
+        if last.get(href) == title:
+            return match.group(1) + ">"
+        last[href] = title
+        return match.group(0)
+    return _PAGE_LINK.sub(once, page_html)
+
+
 def notebook_link(glossary_url: str, lang: str) -> Link:
     """A term link in a notebook: Markdown, absolute, its definition as the link's title (a tooltip in Jupyter)."""
     def link(term: Term, words: str) -> str:

@@ -33,11 +33,12 @@ from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import (editions, glossary_site, notebook_assets, notebook_cache, notebook_pages, notebooks, page_cache, page_markdown,
-               search_cache, search_index, twins, unrendered)
+from . import (editions, glossary_site, minify, notebook_assets, notebook_cache, notebook_pages, notebooks, page_cache,
+               page_markdown, search_cache, search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context
 from .figure_tabs import page_figure
+from .glossary import titles_once
 from .labels import label
 from .markdown_extensions import MARKDOWN_EXTENSIONS
 from .page_text import lines_before
@@ -189,7 +190,17 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                     one.abs_src_path = staged[os.path.normpath(one.abs_src_path)]
         return files
 
-    on_files = CombinedEvent(_files_add_new_notebooks, _files_notebook_pages)
+    @event_priority(-300)  # last: on the files every other plugin has settled
+    def _files_minify_assets(self, files, config):
+        """The book's own CSS and JS are served without their comments and indentation (minify.py)."""
+        names = {str(getattr(x, "path", x)) for x in (*config.extra_css, *config.extra_javascript)}
+        try:
+            minify.minify_files(files, names)
+        except ValueError as exc:
+            raise BadInput(f"kernelbook: {exc}") from None
+        return files
+
+    on_files = CombinedEvent(_files_add_new_notebooks, _files_notebook_pages, _files_minify_assets)
 
     @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
     def on_nav(self, nav, config, files):
@@ -251,6 +262,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 output = search_index.rebase(output, self.run.settings.url_prefix(lang))
             except ValueError as exc:
                 self._report(f"{page.file.src_uri}: {exc}")
+        if not notebook_pages.is_notebook(page.file):  # mkdocs-jupyter's HTML is left as it writes it
+            output = minify.html(titles_once(output))  # what no reader sees twice (kernelbook.js restores titles)
         return output
 
     def _check_build(self, config):
