@@ -117,3 +117,13 @@ def test_html_renders_the_same_in_a_browser(browser):
         page.close()
     assert seen[0][0] == seen[1][0]
     assert seen[0][1] == seen[1][1]
+
+
+def test_a_served_page_is_kept_by_its_content(tmp_path):
+    page = "<ul>\n    <li>\n      one\n    </li>\n</ul>\n"
+    assert minify.html_kept(page, tmp_path) == minify.html(page) == "<ul>\n<li>\none\n</li>\n</ul>\n"
+    [entry] = tmp_path.glob("*.html")
+    entry.write_text("<p>from the cache</p>", encoding="utf-8")  # the next build reads it, and minifies nothing
+    assert minify.html_kept(page, tmp_path) == "<p>from the cache</p>"
+    assert minify.html_kept(page + " ", tmp_path) == minify.html(page + " ")  # another page: another entry
+    assert len(list(tmp_path.glob("*.html"))) == 2

@@ -18,7 +18,12 @@ being guessed at.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from pathlib import Path
+
+from ..records import write_atomic
+from . import page_cache
 
 # after one of these (or at the start), a "/" begins a regular expression, not a division
 _REGEX_AFTER_PUNCT = set("(,=:[!&|?{};+-*%<>~^")
@@ -137,9 +142,13 @@ def _regex_end(text: str, start: int, where: str) -> int:
 
 
 # A comment, an element whose whitespace is its content (material sets pre-wrap on code and
-# kbd; an SVG is left exactly as drawn), or any other tag, its quoted attributes whole.
-_ATTRS = r"""(?:[^"'>]|"[^"]*"|'[^']*')*"""
-_HTML_KEEP = re.compile(rf"<!--.*?-->|<(pre|code|kbd|textarea|script|style|svg)\b{_ATTRS}>.*?</\1\s*>|<{_ATTRS}>", re.S | re.I)
+# kbd; an SVG is left exactly as drawn), or a tag with a line break in a quoted attribute value
+# (any other tag holds no line break that is not between its attributes, where one is as good as many).
+_QUOTED = r"""(?:"[^"]*"|'[^']*')"""
+_ATTRS = rf"""(?:[^"'>]|{_QUOTED})*"""
+_BREAK_QUOTED = r"""(?:"[^"\n]*\n[^"]*"|'[^'\n]*\n[^']*')"""
+_HTML_KEEP = re.compile(rf"<!--.*?-->|<(pre|code|kbd|textarea|script|style|svg)\b{_ATTRS}>.*?</\1\s*>"
+                        rf"""|<[a-zA-Z][^"'>]*(?:{_QUOTED}[^"'>]*)*?{_BREAK_QUOTED}{_ATTRS}>""", re.S | re.I)
 _LINE_BREAK_RUN = re.compile(r"[ \t\r\f]*\n[ \t\r\n\f]*")  # ASCII whitespace only: never a no-break or ideographic space
 
 
@@ -157,6 +166,35 @@ def html(text: str) -> str:
         at = kept.end()
     out.append(_LINE_BREAK_RUN.sub("\n", text[at:]))
     return "".join(out)
+
+
+_RULES = Path(__file__).read_bytes()  # a change of these rules is a change of every page served
+
+
+def html_kept(text: str, folder: Path) -> str:
+    """:func:`html` of ``text``, kept on disk in ``folder`` by the hash of the page and of these rules.
+
+    A warm build serves most pages unchanged; a big one (a glossary of thousands of terms)
+    costs a hash and a read instead of the regular expressions' pass over every tag.
+    """
+    data = text.encode("utf-8")
+    digest = hashlib.sha256(_RULES + b"\0" + data).hexdigest()
+    path = folder / f"{digest}.html"
+    try:
+        served = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        served = html(text)
+        page_cache.prune(folder, pattern="*.html")
+        try:
+            write_atomic(path, served.encode("utf-8"))
+        except OSError:
+            pass  # served all the same; the next build minifies it again
+        return served
+    try:
+        path.touch()  # in use: kept
+    except OSError:
+        pass
+    return served
 
 
 def asset(name: str, text: str) -> str:

@@ -180,12 +180,12 @@ def _prune(folder: Path) -> None:
     remove_expired(folder, KEEP_DAYS)
 
 
-def remove_expired(folder: Path, days: float) -> None:
-    """Delete the ``*.json`` cache entries in ``folder`` untouched for ``days`` (each cache touches an entry it uses)."""
+def remove_expired(folder: Path, days: float, pattern: str = "*.json") -> None:
+    """Delete the cache entries (``pattern``) in ``folder`` untouched for ``days`` (each cache touches an entry it uses)."""
     if not folder.is_dir():
         return
     cutoff = time.time() - days * 86400
-    for old in folder.glob("*.json"):
+    for old in folder.glob(pattern):
         try:
             if old.stat().st_mtime < cutoff:
                 old.unlink()

@@ -128,8 +128,8 @@ def cache_render(page, folder: Path, site: str, report=None) -> None:
     page.render = render
 
 
-def prune(folder: Path, days: float = KEEP_DAYS) -> None:
-    """Remove the entries in ``folder`` no build has used for ``days`` (every hit touches its entry); at most once a day."""
+def prune(folder: Path, days: float = KEEP_DAYS, pattern: str = "*.json") -> None:
+    """Remove the entries (``pattern``) in ``folder`` no build has used for ``days`` (every hit touches its entry); at most once a day."""
     stamp = folder / ".pruned"
     try:
         if stamp.is_file() and stamp.stat().st_mtime > time.time() - 86400:
@@ -138,7 +138,7 @@ def prune(folder: Path, days: float = KEEP_DAYS) -> None:
         stamp.touch()
     except OSError:
         return
-    notebook_cache.remove_expired(folder, days)
+    notebook_cache.remove_expired(folder, days, pattern)
 
 
 def _well_formed(entry: object) -> bool:

@@ -263,7 +263,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             except ValueError as exc:
                 self._report(f"{page.file.src_uri}: {exc}")
         if not notebook_pages.is_notebook(page.file):  # mkdocs-jupyter's HTML is left as it writes it
-            output = minify.html(titles_once(output))  # what no reader sees twice (kernelbook.js restores titles)
+            # what no reader sees twice (kernelbook.js restores titles), kept by content like the pages
+            output = minify.html_kept(titles_once(output), self.run.settings.cache_dir / "served")
         return output
 
     def _check_build(self, config):
