@@ -65,3 +65,40 @@ def test_a_damaged_entry_is_a_miss_never_used(tmp_path):
         search_cache.cache_entries(again, tmp_path, {}, None)
         again.add_entry_from_context(_page())
         assert again.entries == good
+
+
+CODE = ('<h1 id="t">Title</h1><p>See <span class="kb-value">4 ms</span></p><div class="highlight"><pre><span></span><code>'
+        '<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>\n\n    <span class="k">return</span>'
+        ' <span data-search-exclude>hidden</span></code></pre></div><h2 id="a">A</h2><p>alpha</p>')
+
+
+def test_highlighted_code_is_parsed_without_its_spans_to_the_same_entries(tmp_path):
+    kept = CODE.replace(" <span data-search-exclude>hidden</span>", "")
+    assert search_cache.without_code_spans(kept) == kept.replace('<span></span>', '').replace(
+        '<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>', "x = 1").replace(
+        '<span class="k">return</span>', "return")  # outside <pre>: kept
+    assert search_cache.without_code_spans(CODE) == CODE  # a span with another attribute: that <pre> as it is
+    for html in (kept, CODE):
+        own, index = _index(), _index()
+        own.add_entry_from_context(_page(html))
+        search_cache.cache_entries(index, tmp_path, {"mkdocs-material": "x"})
+        page = _page(html)
+        index.add_entry_from_context(page)
+        assert index.entries == own.entries and "x = 1" in own.entries[0]["text"] and "hidden" not in own.entries[0]["text"]
+        assert page.content == html  # the page itself is left as it was
+
+
+def test_every_page_of_the_book_parses_to_the_same_sections_without_its_code_spans(built_site):
+    from material.plugins.search.plugin import Parser
+
+    def sections(html):
+        parser = Parser()
+        parser.feed(html)
+        parser.close()
+        return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data]
+
+    pages = sorted(built_site.glob("**/index.html"))
+    assert len(pages) > 20
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        assert sections(search_cache.without_code_spans(html)) == sections(html), path
