@@ -1,4 +1,5 @@
-"""The book's own stylesheet and script as the site serves them: comments and indentation taken out.
+"""What the site serves: the book's own stylesheet and script without comments and indentation,
+and its pages without whitespace no reader sees (:func:`html`, kept by content: :func:`html_kept`).
 
 ``docs/assets/kernelbook.css`` and ``kernelbook.js`` stay commented and readable in the
 repository; the copies written into the site lose what no browser reads (about a third of
@@ -27,6 +28,7 @@ from . import page_cache
 
 # after one of these (or at the start), a "/" begins a regular expression, not a division
 _REGEX_AFTER_PUNCT = set("(,=:[!&|?{};+-*%<>~^")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*|\d[\w.]*")
 _REGEX_AFTER_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof"}
 
 
@@ -105,10 +107,10 @@ def js(text: str, where: str = "script") -> str:
             out.append(text[i:end])
             last, i = "a", end
         else:
-            word = re.match(r"[A-Za-z_$][\w$]*|\d[\w.]*", text[i:])
+            word = _WORD.match(text, i)
             if word:
                 out.append(word.group())
-                last, i = word.group(), i + word.end()
+                last, i = word.group(), word.end()
                 continue
             out.append(ch)
             if not ch.isspace():
