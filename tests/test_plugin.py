@@ -87,6 +87,15 @@ text = page.read_text()
 start = text.index("\n\n", text.index("\n## ")) + 2  # the first paragraph after the first section heading
 page.write_text(text[:start] + "This is a sentence added between builds.\n\n" + text[start:])
 reports.append(one_build(True))
+# 4. the server stops: the notebooks its builds changed go into docs/ now, not after each rebuild
+notebook = root / "docs/en/ch01/notebook.ipynb"
+unchanged_while_serving = "a sentence added between builds" not in notebook.read_text()
+log = Collect()
+logging.getLogger("mkdocs").addHandler(log)
+config = load_config(str(root / "mkdocs.yml"), site_dir=str(site), strict=True)
+config.plugins["kernelbook"].on_shutdown()  # the instance MkDocs kept (on_startup defined): the same object
+reports.append({"unchanged_while_serving": unchanged_while_serving, "wrote": [m for _, m in log.records if m.startswith("kernelbook: wrote ")],
+                "holds_edit": "a sentence added between builds" in notebook.read_text()})
 print(json.dumps(reports))
 '''
 
@@ -99,7 +108,7 @@ def three_builds(tmp_path_factory) -> list[dict]:
                           cwd=book, env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-5000:]
     reports = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(reports) == 3
+    assert len(reports) == 4
     return reports
 
 
@@ -126,7 +135,7 @@ def test_a_prose_only_edit_re_renders_only_that_chapters_notebook_in_that_langua
     third = three_builds[2]
     assert third["ok"] and third["errors"] == [] and third["shows_prose_edit"]
     assert third["drew"] == []
-    assert third["wrote"] == ["kernelbook: wrote docs/en/ch01/notebook.ipynb"]
+    assert third["wrote"] == []  # under `mkdocs serve`, a write into docs/ would make it build again: written when it stops
     assert third["rendered"] == ["kernelbook: rendered notebook page en/ch01/notebook.ipynb"]
     # one summary per language build: the English build rendered that notebook page, the Japanese one took every page from the cache
     figures = sum(len(re.findall(r"^\[\[kb:figure ", p.read_text(encoding="utf-8"), re.M)) for p in ROOT.glob("docs/ja/ch*/index.md"))
@@ -139,6 +148,14 @@ def test_a_prose_only_edit_re_renders_only_that_chapters_notebook_in_that_langua
         f"other pages: 1 rendered, {pages - 1} from the cache; "  # the edited page: its HTML converted, the rest from page_cache
         f"search entries: 2 pages parsed, {chapters + pages - 2} from the cache",  # the edited page and its notebook
     ]
+
+
+def test_the_notebooks_a_serve_changed_are_written_when_it_stops(three_builds):
+    stopped = three_builds[3]
+    assert stopped["unchanged_while_serving"]
+    # the second build's changed output (both languages) and the third's prose edit (English): each written once
+    assert sorted(stopped["wrote"]) == ["kernelbook: wrote docs/en/ch01/notebook.ipynb", "kernelbook: wrote docs/ja/ch01/notebook.ipynb"]
+    assert stopped["holds_edit"]
 
 
 def test_the_cache_lives_where_the_option_says(three_builds, tmp_path_factory):

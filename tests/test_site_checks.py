@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -189,11 +190,12 @@ def _fetch(url: str) -> str:
 
 
 def test_serve_reloads_on_capture_change_and_never_executes(book, tmp_path):
+    """`kernelbook serve`: an edited capture rebuilds the pages once; the notebooks it changed go into docs/ when it stops."""
     port = _free_port()
     log = tmp_path / "serve.log"
     with log.open("w") as out:  # a file, not a pipe: an unread pipe could stall the server
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+            [sys.executable, "-m", "kernelbook", "serve", "--dev-addr", f"127.0.0.1:{port}"],
             cwd=book, env=cli_env(**MKDOCS_ENV), stdout=out, stderr=subprocess.STDOUT, text=True,
         )
     try:
@@ -223,13 +225,24 @@ def test_serve_reloads_on_capture_change_and_never_executes(book, tmp_path):
         changed = [p.name for p in captures if before[p] != after[p]]
         assert changed == ["first_kernel.cpu.json"], f"serve wrote captures: {changed}"
         assert not (book / ".kernelbook" / "failures").exists()
+        # one rebuild: while serving, the changed notebook is not written into docs/, where the server
+        # would see a change and build (and reload the reader's browser) a second time
+        notebook = book / "docs/en/ch01/notebook.ipynb"
+        assert "reloaded from an edited capture" not in notebook.read_text(encoding="utf-8")
+        time.sleep(5)
+        assert log.read_text().count("Detected file changes") == 1, log.read_text()[-3000:]
+        assert "docs/en/ch01/notebook.ipynb changed: written when the server stops" in log.read_text()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 143
         # the notebooks now show the edited output, and still link to the published site, not to serve's address
-        notebook = (book / "docs/en/ch01/notebook.ipynb").read_text(encoding="utf-8")
-        assert "reloaded from an edited capture" in notebook
-        assert f"{book_settings(book).site_url}en/ch01/" in notebook and "127.0.0.1" not in notebook
+        written = notebook.read_text(encoding="utf-8")
+        assert "reloaded from an edited capture" in written and "kernelbook: wrote docs/en/ch01/notebook.ipynb" in log.read_text()
+        assert f"{book_settings(book).site_url}en/ch01/" in written and "127.0.0.1" not in written
+        assert "Traceback" not in log.read_text()
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 def test_every_figure_is_on_both_chapter_pages_with_the_captures_data(built_site):

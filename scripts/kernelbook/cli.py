@@ -255,7 +255,7 @@ def cmd_edition(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mkdocs serve`` in a child that never outlives this process; SIGTERM and Ctrl-C are passed on."""
     from .freshness import check_inputs
-    from .processes import die_with_parent
+    from .processes import Stopped, die_with_parent, stop_server
 
     root = project_root()
     host, port = options.dev_addr(args.dev_addr)
@@ -269,13 +269,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                             preexec_fn=die_with_parent)
     try:
         return proc.wait()
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (processes.Stopped): the server goes with us, freeing the port
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (processes.Stopped): the server goes with us, freeing the port
+        stop_server(proc, interrupted=not isinstance(stop, Stopped))
         raise
 
 

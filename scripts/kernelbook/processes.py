@@ -236,3 +236,23 @@ def described(procs: list[Proc]) -> str:
         command = " ".join(command.split())
         return command if len(command) <= 60 else command[:57] + "..."
     return ", ".join(f"pid {p.pid} ({short(p.command)})" for p in procs)
+
+
+def stop_server(proc: subprocess.Popen, interrupted: bool) -> None:
+    """Stop ``mkdocs serve`` as Ctrl-C stops it, so that it finishes what it writes when it stops
+    (the notebooks its builds changed, site/plugin.py); killed if it hangs.
+
+    ``interrupted``: a Ctrl-C at the terminal, which the server had too: it is given a moment to
+    stop by itself first (a second interrupt could cut that writing short)."""
+    if interrupted:
+        try:
+            proc.wait(timeout=3)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

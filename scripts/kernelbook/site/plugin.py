@@ -99,11 +99,18 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     depth = 0  # builds under way: mkdocs-static-i18n builds each other language inside the first's on_post_build
 
     held: int | None = None  # the book's lock, shared, while a build runs (locks.py): no capture writes meanwhile
+    # Under `mkdocs serve`, the notebooks the last good build changed, written into docs/ when it stops:
+    # written after each rebuild, they would be a change in docs/ that makes the server build and
+    # reload the browser a second time.
+    serving = False
+    unwritten: dict[Path, bytes] = {}
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Defined so that ``mkdocs serve`` keeps this instance; each build still starts afresh."""
         self.run = None
         self.depth = 0
+        self.serving = command == "serve"
+        self.unwritten = {}
         self._unlock()
 
     def on_config(self, config):
@@ -313,7 +320,13 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     def _post_build_write(self, config):
         self.depth = max(0, self.depth - 1)
         if self.depth == 0 and not self.run.settings.read_only and not _warned(config):
-            self._write_notebooks()
+            changed = {path: data for path, data in self.run.notebooks.items() if not notebook_cache.holds(path, data)}
+            if self.serving:
+                self.unwritten = changed
+                for path in changed:
+                    log.info("kernelbook: %s changed: written when the server stops", self.run.settings.rel(path))
+            else:
+                self._write_notebooks(changed)
         if self.depth == 0:
             self._unlock()
 
@@ -324,17 +337,24 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     def on_shutdown(self) -> None:
         self._unlock()
+        if self.unwritten and self.run is not None:
+            self.held = locks.acquire(self.run.settings.root, False, "mkdocs serve", lambda holder: log.info(
+                "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, self.run.settings.root))
+            try:
+                self._write_notebooks({p: d for p, d in self.unwritten.items() if not notebook_cache.holds(p, d)})
+                self.unwritten = {}
+            finally:
+                self._unlock()
 
     def _unlock(self) -> None:
         locks.release(self.held)
         self.held = None
 
-    def _write_notebooks(self) -> None:
+    def _write_notebooks(self, changed: dict[Path, bytes]) -> None:
         """The whole build succeeded: the notebooks it rendered go into docs/, where they changed."""
-        for path, data in self.run.notebooks.items():
-            if not notebook_cache.holds(path, data):
-                write_atomic(path, data)
-                log.info("kernelbook: wrote %s", self.run.settings.rel(path))
+        for path, data in changed.items():
+            write_atomic(path, data)
+            log.info("kernelbook: wrote %s", self.run.settings.rel(path))
 
     on_post_build = CombinedEvent(_check_build, _split_search, _post_build_write)
 
