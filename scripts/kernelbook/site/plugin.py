@@ -299,22 +299,12 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if search is None:
             return
         settings = self.run.settings
-        prefixes = {lang: settings.url_prefix(lang) for lang in settings.languages}
-        index = search.search_index
         demoted = {Path(notebooks.NAME).stem} | ({Path(self.config.glossary_page).stem} if self.config.glossary else set())
         try:
-            by_language = search_index.split(index.entries, prefixes)
+            search_index.write_per_language(search.search_index, {lang: settings.url_prefix(lang) for lang in settings.languages},
+                                            demoted, Path(config.site_dir))
         except ValueError as exc:
             raise PluginError(f"kernelbook: per-language search: {exc}") from None
-        for lang, entries in by_language.items():
-            if not entries:
-                continue
-            own = type(index)(**{**index.config, "lang": search_index.narrowed_languages(index.config["lang"], lang)})
-            # a term's entry is found by its own name: the chapter that teaches it comes first
-            own.entries = search_index.demote(entries, demoted)
-            path = Path(config.site_dir) / prefixes[lang] / "search" / "search_index.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(own.generate_search_index(None), encoding="utf-8")
 
     @event_priority(-1000)  # after every other plugin's, mkdocs-static-i18n's other-language builds included
     def _post_build_write(self, config):

@@ -28,6 +28,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
 
@@ -76,6 +77,20 @@ def demote(entries: Iterable[Mapping], pages: Collection[str], boost: float = NO
         else:
             out.append(dict(entry))
     return out
+
+
+def write_per_language(index, prefixes: Mapping[str, str], demoted: Collection[str], site_dir: Path) -> None:
+    """Each language's entries of material's ``index`` as that language's own ``search/search_index.json``
+    (its prefix in ``site_dir``), the pages named in ``demoted`` after the others. ValueError: an entry of no language."""
+    for lang, entries in split(index.entries, prefixes).items():
+        if not entries:
+            continue
+        own = type(index)(**{**index.config, "lang": narrowed_languages(index.config["lang"], lang)})
+        # a term's entry is found by its own name: the chapter that teaches it comes first
+        own.entries = demote(entries, demoted)
+        path = site_dir / prefixes[lang] / "search" / "search_index.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(own.generate_search_index(None), encoding="utf-8")
 
 
 def narrowed_languages(configured: Sequence[str], lang: str) -> list[str]:
