@@ -26,3 +26,12 @@ def yaml_item(name: str) -> str:
         return f"  - {name}"
     lines = [f"      {key}: {str(value).lower() if isinstance(value, bool) else value}" for key, value in options.items()]
     return f"  - {name}:\n" + "\n".join(lines)
+
+
+def add_missing(config) -> list[str]:
+    """Add to MkDocs' ``config`` the extensions of :data:`MARKDOWN_EXTENSIONS` it lacks, with their options; their names."""
+    missing = [name for name in MARKDOWN_EXTENSIONS if name not in config.markdown_extensions]
+    for name in missing:
+        config.markdown_extensions.append(name)
+        config.mdx_configs.setdefault(name, dict(MARKDOWN_EXTENSIONS[name]))
+    return missing

@@ -33,14 +33,13 @@ from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import (editions, glossary_site, minify, notebook_assets, notebook_cache, notebook_pages, notebooks, page_cache,
-               page_markdown, search_cache, search_index, twins, unrendered)
+from . import (editions, glossary_site, markdown_extensions, minify, notebook_assets, notebook_cache, notebook_pages, notebooks,
+               page_cache, page_markdown, search_cache, search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context
 from .figure_tabs import page_figure
 from .glossary import titles_once
 from .labels import label
-from .markdown_extensions import MARKDOWN_EXTENSIONS
 from .page_text import lines_before
 from .sections import relative
 from .settings import BookSettings, from_config
@@ -124,10 +123,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if self.held is None:  # the first build of a run (i18n builds the other languages inside it)
             self.held = locks.acquire(settings.root, False, "mkdocs build", lambda holder: log.info(
                 "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, settings.root))
-        missing = [name for name in MARKDOWN_EXTENSIONS if name not in config.markdown_extensions]
-        for name in missing:
-            config.markdown_extensions.append(name)
-            config.mdx_configs.setdefault(name, dict(MARKDOWN_EXTENSIONS[name]))
+        missing = markdown_extensions.add_missing(config)
         if missing:
             log.info("kernelbook: added the Markdown extension(s) its pages are written with: %s", ", ".join(missing))
         if settings.language_folders:
@@ -208,6 +204,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         return files
 
     on_files = CombinedEvent(_files_add_new_notebooks, _files_notebook_pages, _files_minify_assets)
+
+    def on_env(self, env, config, files):
+        """The theme's templates compiled once, kept as bytecode (each build's environment would compile them again)."""
+        return page_cache.with_bytecode(env, self.run.settings.cache_dir / "jinja")
 
     @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
     def on_nav(self, nav, config, files):
