@@ -65,15 +65,15 @@ def test_a_damaged_entry_is_a_miss_never_shown():
 def test_the_themes_templates_are_compiled_once_and_kept(tmp_path):
     import jinja2
 
-    from kernelbook.site import page_cache
+    from kernelbook.site.notebook_cache import with_bytecode
 
     templates = {"main.html": "<p>{{ x }}</p>"}
-    first = page_cache.with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
+    first = with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
     assert first.get_template("main.html").render(x=1) == "<p>1</p>"
     assert list((tmp_path / "jinja").iterdir())  # kept
-    second = page_cache.with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
+    second = with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
     second.compile = None  # a template compiled again would call it
     assert second.get_template("main.html").render(x=2) == "<p>2</p>"
     templates["main.html"] = "<b>{{ x }}</b>"  # an edited template: compiled again, never the old bytecode
-    third = page_cache.with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
+    third = with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
     assert third.get_template("main.html").render(x=3) == "<b>3</b>"

@@ -208,14 +208,11 @@ def asset(name: str, text: str) -> str:
     return text
 
 
-def minify_files(files, names) -> list[str]:
+def minify_files(files, names) -> None:
     """Give each of ``files`` (MkDocs ``File``s) whose ``src_uri`` is in ``names`` its served, minified text.
 
-    Returns the src_uris it minified. A name that is a URL, or not a file of the build, is left alone.
+    A name that is a URL, or not a file of the build, is left alone.
     """
-    done = []
     for file in files:
         if file.src_uri in names and file.abs_src_path:
             file.content_string = asset(file.src_uri, file.content_string)
-            done.append(file.src_uri)
-    return done

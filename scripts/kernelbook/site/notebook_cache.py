@@ -11,7 +11,8 @@ again. Entries unused for :data:`KEEP_DAYS` are removed when a new one is writte
 
 When a notebook must be converted, nbconvert's Jinja templates are compiled once and kept
 as bytecode beside the entries (Jinja's own bytecode cache, checked against each template's
-source): the next notebook, in this build or a later one, skips the compilation.
+source): the next notebook, in this build or a later one, skips the compilation. The theme's
+templates are kept the same way (:func:`with_bytecode`, from the plugin's ``on_env``).
 """
 
 from __future__ import annotations
@@ -153,26 +154,26 @@ def _toc(tokens: Any, depth: int) -> bool:
 def compiled_templates(folder: Path) -> Iterator[None]:
     """While inside, every nbconvert template environment keeps compiled templates in ``folder``."""
     try:
-        import jinja2
         from nbconvert.exporters.templateexporter import TemplateExporter
 
         create = TemplateExporter._create_environment
     except (ImportError, AttributeError):  # another nbconvert: convert as it does
         yield
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    shared = jinja2.FileSystemBytecodeCache(str(folder))
-
-    def with_bytecode(exporter):
-        environment = create(exporter)
-        environment.bytecode_cache = shared
-        return environment
-
-    TemplateExporter._create_environment = with_bytecode
+    TemplateExporter._create_environment = lambda exporter: with_bytecode(create(exporter), folder)
     try:
         yield
     finally:
         TemplateExporter._create_environment = create
+
+
+def with_bytecode(env, folder: Path):
+    """Jinja ``env`` keeping its compiled templates in ``folder`` (Jinja checks each against its template's source)."""
+    import jinja2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+    return env
 
 
 def _prune(folder: Path) -> None:

@@ -148,12 +148,3 @@ def _well_formed(entry: object) -> bool:
             and all(isinstance(a, str) for a in entry["anchors"])
             and isinstance(entry.get("links_to_anchors"), dict)
             and all(isinstance(k, str) for k in entry["links_to_anchors"]))
-
-
-def with_bytecode(env, folder: Path):
-    """Jinja ``env`` keeping its compiled templates in ``folder`` (Jinja checks each against its template's source)."""
-    import jinja2
-
-    folder.mkdir(parents=True, exist_ok=True)
-    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
-    return env

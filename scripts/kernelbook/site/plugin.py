@@ -65,8 +65,6 @@ class KernelbookConfig(base.Config):
     reference_gpu = c.Type(str, default="")  # GPU key --strict demands, shown first (gpus.reference_gpu reads it as text)
 
 
-
-
 @dataclass
 class BuildRun:
     """Everything one build learns; replaced at the start of the next."""
@@ -207,7 +205,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     def on_env(self, env, config, files):
         """The theme's templates compiled once, kept as bytecode (each build's environment would compile them again)."""
-        return page_cache.with_bytecode(env, self.run.settings.cache_dir / "jinja")
+        return notebook_cache.with_bytecode(env, self.run.settings.cache_dir / "jinja")
 
     @event_priority(-150)  # after mkdocs-static-i18n (-100), which makes each language's navigation
     def on_nav(self, nav, config, files):
