@@ -141,6 +141,19 @@ def test_a_pull_request_may_bring_only_captures_the_build_shows(tmp_path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "git cannot compare with it" in done.stderr
 
 
+def test_a_book_in_a_folder_of_its_repository_names_its_changed_captures_alike(tmp_path):
+    repo = tmp_path / "repo"
+    root = tree(repo / "book", snippets=("ch01/a",))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    gpu_capture(root, "ch01/a", A100, source="0" * 64)  # another version's capture, added to git: found by `git diff`
+    _git(repo, "add", "-A")
+    done = kb(root, "status", "--changed-since", "main")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("--changed-since main: snippets/ch01/captures/a.cuda-a100_80gb.json: stale (source"), done.stderr
+
+
 def test_an_unkeyed_capture_from_before_keys_stands_for_its_gpu(tmp_path):
     root = tree(tmp_path / "t", snippets=("ch01/a",))
     gpu_capture(root, "ch01/a", A100, slot="cuda")

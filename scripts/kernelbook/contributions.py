@@ -20,7 +20,8 @@ from .snippets import CAPTURE_DIR, discover
 def changed_capture_files(root: Path, since: str) -> list[str]:
     """Capture files (``snippets/<ch>/captures/*.json``) added or changed since the git ref ``since``, committed or not
     (a new file not yet added to git included)."""
-    changed = _git(root, since, "diff", "--name-only", "--no-renames", "--diff-filter=AM", since, "--", "snippets")
+    # --relative: paths from the book's folder, as ls-files gives them, where the book is not the repository's top
+    changed = _git(root, since, "diff", "--name-only", "--relative", "--no-renames", "--diff-filter=AM", since, "--", "snippets")
     untracked = _git(root, since, "ls-files", "--others", "--exclude-standard", "--", "snippets")
     return sorted(p for p in {*changed, *untracked} if p.endswith(".json") and Path(p).parent.name == CAPTURE_DIR)
 
