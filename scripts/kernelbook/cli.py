@@ -255,7 +255,7 @@ def cmd_edition(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mkdocs serve`` in a child that never outlives this process; SIGTERM and Ctrl-C are passed on."""
     from .freshness import check_inputs
-    from .processes import Stopped, die_with_parent, stop_server
+    from .processes import die_with_parent, stop_server
 
     root = project_root()
     host, port = options.dev_addr(args.dev_addr)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # What gpu_key gives: lower-case words of letters and digits joined by single underscores.
 KEY = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 # A slot names one capture file of a snippet: "cpu", "cuda" (unkeyed, from before keys) or "cuda-<key>".
-SLOT = re.compile(r"cpu|cuda(?:-[a-z0-9_]+)?")
+SLOT = re.compile(rf"cpu|cuda(?:-{KEY.pattern})?")
 _VENDOR = {"nvidia", "tesla", "geforce", "quadro"}
 # Words that tell a board's form factor or memory kind, not its chip and memory size: an
 # A100 80GB is one GPU model for the book whether it sits in a PCIe or an SXM4 slot.

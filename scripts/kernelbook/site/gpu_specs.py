@@ -1,4 +1,6 @@
-"""Reference GPUs from their vendor's specifications (``docs/gpu_specs.yml``), checked on load. Pure but ``load``.
+"""Reference GPUs from their vendor's specifications (``docs/gpu_specs.yml``), checked on load.
+
+``load`` reads a file; ``book_specs`` reads the book being built (``use_book``), once per version of its file.
 
 The file's fields are documented at its top. Nothing in it was measured: pages show its
 figures (``[[kb:spec ...]]``) and chapter 2's roofline draws its roofs as what they are,
@@ -13,11 +15,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..gpus import KEY
+
 FILE = "gpu_specs.yml"  # in docs/
 NUMBERS = ("memory_tb_per_s", "l2_mb", "sms", "fp32_tflops", "tf32_tflops", "bf16_tflops")
 KEYS = {"name", "vendor_url", "checked_against", "notes", *NUMBERS}
 _URL = re.compile(r"https://[^\s]+")
-_ID = re.compile(r"[a-z0-9_]+")
+_ID = KEY  # an entry's id is a GPU key, as captures name their GPU (gpus.py)
 
 
 class SpecError(ValueError):
@@ -120,7 +124,7 @@ def parse(raw: object, source: str) -> Specs:
 
 def _gpu(key: str, entry: object, where: str) -> Gpu:
     if not _ID.fullmatch(key):
-        raise SpecError(f"{where}: an id is lower-case letters, digits and _")
+        raise SpecError(f"{where}: an id is lower-case letters and digits, words joined by one _ (a GPU key, gpus.py)")
     if not isinstance(entry, dict):
         raise SpecError(f"{where}: expected the GPU's fields ({', '.join(sorted(KEYS))})")
     unknown, missing = set(entry) - KEYS, KEYS - {"notes"} - set(entry)
@@ -137,7 +141,7 @@ def _gpu(key: str, entry: object, where: str) -> Gpu:
     notes = entry.get("notes") or {}
     if not isinstance(notes, dict) or not all(isinstance(v, str) and v.strip() for v in notes.values()):
         raise SpecError(f"{where}.notes: expected one sentence per field, keyed by the field's name")
-    for field in set(notes) - set(NUMBERS):
+    for field in sorted(set(notes) - set(NUMBERS)):
         raise SpecError(f"{where}.notes.{field}: not a figure of the entry ({', '.join(NUMBERS)})")
     numbers = {field: _number(entry[field], f"{where}.{field}") for field in NUMBERS}
     for field, value in numbers.items():

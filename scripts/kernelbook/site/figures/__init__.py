@@ -95,12 +95,13 @@ def _kind(name: str, lang: str) -> FigureKind:
 
 
 def _code_hash() -> str:
-    """The drawing code (this package, the number formats, the kernel-name shortener): part of every data key."""
+    """The drawing code (this package, the number formats, the kernel-name shortener, the vendor specs' reader and
+    formats the roofline labels with): part of every data key."""
     from ... import kernel_names
-    from .. import units
+    from .. import gpu_specs, units
 
     digest = hashlib.sha256()
-    files = sorted(Path(__file__).parent.glob("*.py")) + [Path(units.__file__), Path(kernel_names.__file__)]
+    files = sorted(Path(__file__).parent.glob("*.py")) + [Path(m.__file__) for m in (units, kernel_names, gpu_specs)]
     for module_file in files:
         try:
             digest.update(module_file.name.encode() + b"\0" + module_file.read_bytes())

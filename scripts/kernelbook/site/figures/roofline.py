@@ -8,7 +8,7 @@ intensity and the FLOP/s it reached.
 
 Beside them, dashed, the FP32 roofs of the GPUs in :data:`VENDOR` from their vendor's
 specifications (``docs/gpu_specs.yml``, read by ``site/gpu_specs.py``), labelled as such:
-not measured, and part of the figure's data key, so a changed figure redraws it.
+not measured, and part of the figure's data key, so a changed spec file redraws it.
 """
 
 from __future__ import annotations
