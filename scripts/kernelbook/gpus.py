@@ -85,13 +85,19 @@ def cuda_slots(captures: Path, stem: str) -> list[str]:
 
 
 def book_option(root: Path, name: str) -> str | None:
-    """A kernelbook plugin option in ``root/mkdocs.yml``, read as text (``name: value``, one line), or None."""
+    """A kernelbook plugin option in ``root/mkdocs.yml``, read as text (``name: value``, one line, a YAML comment
+    and quotes taken off), or None."""
     try:
         text = (root / "mkdocs.yml").read_text(encoding="utf-8")
     except OSError:
         return None
-    found = re.search(rf"^\s+{re.escape(name)}:\s*['\"]?([^'\"#\s]*)['\"]?\s*(?:#.*)?$", text, re.MULTILINE)
-    return found.group(1) if found and found.group(1) else None
+    found = re.search(rf"^\s+{re.escape(name)}:(.*)$", text, re.MULTILINE)
+    if not found:
+        return None
+    value = re.sub(r"(?:^|\s)#.*$", "", found.group(1)).strip()  # a YAML comment: from a # after a space
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return value or None
 
 
 def reference_gpu(root: Path) -> str | None:
@@ -99,17 +105,7 @@ def reference_gpu(root: Path) -> str | None:
 
     A value that is not a GPU key is a KernelbookError (:func:`check_reference`).
     """
-    try:
-        text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    found = re.search(r"^\s+reference_gpu:(.*)$", text, re.MULTILINE)
-    if not found:
-        return None
-    value = re.sub(r"(?:^|\s)#.*$", "", found.group(1)).strip()  # a YAML comment: from a # after a space
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        value = value[1:-1]
-    return check_reference(value) or None
+    return check_reference(book_option(root, "reference_gpu") or "") or None
 
 
 def check_reference(value: str) -> str:
