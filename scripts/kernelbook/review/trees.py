@@ -76,10 +76,15 @@ def gpu_side(side: Side, key: str) -> Side:
     """
     found: dict[Key, Capture] = {}
     for (sid, slot), capture in sorted(side.captures.items(), key=lambda kv: kv[0][1] != "cuda"):
-        env = capture.environment
-        if gpus.key_of(slot) == key or (slot == "cuda" and gpus.gpu_key(env.device_name, env.compute_capability) == key):
+        if _gpu_of(slot, capture) == key:
             found[(sid, "cuda")] = capture
     return Side(f"{key} ({side.label})", found, side.bad)
+
+
+def _gpu_of(slot: str, capture: Capture) -> str | None:
+    """The GPU key a capture in ``slot`` stands for: its slot's, or an unkeyed ``cuda`` capture's recorded GPU; None: the CPU."""
+    env = capture.environment
+    return gpus.key_of(slot) or (gpus.gpu_key(env.device_name, env.compute_capability) if slot == "cuda" else None)
 
 
 def gpu_sides(root: Path, sides: list[str], gpu: str | None, against: str | None) -> tuple[Side, Side]:
@@ -108,13 +113,7 @@ def gpu_sides(root: Path, sides: list[str], gpu: str | None, against: str | None
 
 def gpu_keys(side: Side) -> set[str]:
     """The keys of the GPUs ``side`` holds CUDA captures of (an unkeyed capture: the GPU it records)."""
-    keys = set()
-    for (_, slot), capture in side.captures.items():
-        env = capture.environment
-        key = gpus.key_of(slot) or (gpus.gpu_key(env.device_name, env.compute_capability) if slot == "cuda" else None)
-        if key:
-            keys.add(key)
-    return keys
+    return {key for (_, slot), capture in side.captures.items() if (key := _gpu_of(slot, capture))}
 
 
 def working_tree(root: Path) -> Side:
