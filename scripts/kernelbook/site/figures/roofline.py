@@ -147,7 +147,7 @@ def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_mi
         words = S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(ridge))
         if width(words, SMALL) > 0.75 * length:  # a phone's narrow plot: the name alone (the alt text has the rest)
             words = name
-        t = 0.12 if words == name else max(0.1, 1 - (width(words, SMALL) / 2 + 12) / length)  # clear of the labels at the top
+        t = 0.12 if words == name else 0.5  # mid-slope: clear of the labels under the flat roof, at the right
         mx, my = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
         dy = -6 if i % 2 == 0 else SMALL + 4  # the first above its line, the next below: parallel lines stay apart
         label = text(mx, my + dy, words, cls="kb-small kb-roof-label", text_anchor="middle",
@@ -156,17 +156,20 @@ def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_mi
     top = max(peak for _, _, peak in vendor)
     names = ", ".join(name for name, _, peak in vendor if peak == top)
     y = axes.y(top)
-    # under the roof, at the right: over it are the names of the two sides
-    out.append(text(right_x - 4, y + SMALL + 6, S(lang, "vendor_roof", names=names, flops=format_si(top, "FLOP/s", 2)),
-                    cls="kb-small kb-roof-label", text_anchor="end"))
+    # under the roof, at the right of where the slopes meet it (over it are the names of the two sides);
+    # where that is too narrow (a phone's plot), the figure on a line of its own
+    roof = S(lang, "vendor_roof", names=names, flops=format_si(top, "FLOP/s", 2))
+    room = right_x - 4 - max(axes.x(peak / bw) for _, bw, peak in vendor) - 8
+    labels = [(roof, "")] if width(roof, SMALL) <= room else [(part.strip(), "") for part in roof.split(": ")]
+    labels[:-1] = [(words + ":", bold) for words, bold in labels[:-1]]
     what = S(lang, "vendor")
     if width(what, SMALL) * 1.15 > right_x - left - 8:  # a phone's plot: on two lines, broken after the comma
         cut = max(what.find(", ") + 1, what.find("（"))
-        lines = [what[:cut].strip(), what[cut:].strip()]
+        labels += [(what[:cut].strip(), " kb-bold"), (what[cut:].strip(), " kb-bold")]
     else:
-        lines = [what]
-    for n, words in enumerate(lines):
-        out.append(text(right_x - 4, y + (2 + n) * SMALL + 10 + 4 * n, words, cls="kb-small kb-roof-label kb-bold", text_anchor="end"))
+        labels.append((what, " kb-bold"))
+    for n, (words, bold) in enumerate(labels):
+        out.append(text(right_x - 4, y + (n + 1) * (SMALL + 4) + 2, words, cls="kb-small kb-roof-label" + bold, text_anchor="end"))
     return out
 
 
