@@ -69,11 +69,6 @@ class Specs:
         raise SpecError(f"{self.source}: no GPU {gpu_id!r}; it has {', '.join(g.id for g in self.gpus)}")
 
 
-def format_bandwidth(bytes_per_s: float) -> str:
-    """A specified bandwidth as the vendor writes it: "4.8 TB/s", "3.35 TB/s", "300 GB/s"."""
-    return f"{bytes_per_s / 1e12:g} TB/s" if bytes_per_s >= 1e12 else f"{bytes_per_s / 1e9:g} GB/s"
-
-
 _book_docs: Path | None = None  # the docs folder of the book being built (use_book); None: this repository's
 
 

@@ -67,6 +67,11 @@ def format_bandwidth(bytes_per_s: float) -> str:
     return f"{gbs:.0f} GB/s" if gbs >= 10 else f"{significant(gbs, 2)} GB/s"
 
 
+def format_specified_bandwidth(bytes_per_s: float) -> str:
+    """A vendor's specified bandwidth as the vendor writes it, every digit kept: "4.8 TB/s", "3.35 TB/s", "300 GB/s"."""
+    return f"{bytes_per_s / 1e12:g} TB/s" if bytes_per_s >= 1e12 else f"{bytes_per_s / 1e9:g} GB/s"
+
+
 def ratio_number(ratio: float) -> str:
     """A ratio's digits: whole above 10 (thousands separated), one decimal above 1, two below."""
     if ratio >= 10:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import claims, gpu_specs
 from ..escape import inert
-from ..units import format_number
+from ..units import format_number, format_specified_bandwidth
 from .context import Context
 from .registry import Directive, inline
 
@@ -71,7 +71,7 @@ def spec_text(d: Directive, ctx: Context) -> tuple[str, gpu_specs.Gpu] | str:
 
 def _figure(field: str, value: float) -> str:
     if field == "memory":
-        return gpu_specs.format_bandwidth(value * 1e12)
+        return format_specified_bandwidth(value * 1e12)
     if field == "l2":
         return f"{value:g} MB"
     if field == "sms":

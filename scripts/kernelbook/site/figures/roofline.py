@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from ...records import Capture
 from .. import gpu_specs
-from ..units import format_bandwidth, format_number, format_si
+from ..units import format_bandwidth, format_number, format_si, format_specified_bandwidth
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, register, source
 from .strings import Strings
@@ -144,7 +144,7 @@ def draw_vendor(vendor: list[list], axes: LogAxes, lang: str, x_max: float, y_mi
         (x0, y0), (x1, y1) = (axes.x(x_start), axes.y(bw * x_start)), (axes.x(ridge), axes.y(peak))
         angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
         length = math.hypot(x1 - x0, y1 - y0)
-        words = S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(ridge))
+        words = S(lang, "vendor_ridge", name=name, bw=format_specified_bandwidth(bw), i=format_number(ridge))
         if width(words, SMALL) > 0.75 * length:  # a phone's narrow plot: the name alone (the alt text has the rest)
             words = name
         t = 0.12 if words == name else 0.5  # mid-slope: clear of the labels under the flat roof, at the right
@@ -255,7 +255,7 @@ def draw(inputs: dict, lang: str, layout: Layout) -> Figure:
             add_i=format_number(add_i), add_f=format_si(add_f, "FLOP/s"), n0=n0, i0=format_number(i0),
             f0=format_si(f0, "FLOP/s"), n1=n1, i1=format_number(i1), f1=format_si(f1, "FLOP/s"))
     alt += S(lang, "vendor_alt", roofs="; ".join(
-        S(lang, "vendor_ridge", name=name, bw=gpu_specs.format_bandwidth(bw), i=format_number(p / bw)) + f", {format_si(p, 'FLOP/s', 2)}"
+        S(lang, "vendor_ridge", name=name, bw=format_specified_bandwidth(bw), i=format_number(p / bw)) + f", {format_si(p, 'FLOP/s', 2)}"
         for name, bw, p in vendor))
     caption = S(lang, "caption", device=device)
     data = {
