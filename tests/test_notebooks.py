@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, book_settings, copy_project, run_cli
-from kernelbook.site import notebooks
+from kernelbook.site import notebook_links, notebooks
 from kernelbook.site.book import load_book
 from kernelbook.site.labels import label
 from kernelbook.site.page_text import front_matter, headings
@@ -337,15 +337,15 @@ def test_colab_url_and_chapter_links():
     settings = book_settings(ROOT)
     owner, name = settings.repository.split("/")
     for lang in LANGS:
-        url = notebooks.colab_url(settings.repository, settings.branch, lang, CHAPTER)
+        url = notebook_links.colab_url(settings.repository, settings.branch, lang, CHAPTER)
         assert url == f"https://colab.research.google.com/github/{owner}/{name}/blob/{settings.branch}/docs/{lang}/{CHAPTER}/notebook.ipynb"
-        block = notebooks.notebook_links(CHAPTER, lang, settings.repository, settings.branch)
+        block = notebook_links.notebook_links(CHAPTER, lang, settings.repository, settings.branch)
         assert block.startswith(f'!!! example kb-notebook "{label("nb_title", lang)}"')
         for key in ("nb_body", "nb_view", "nb_download", "nb_colab"):
             assert label(key, lang) in block
         assert 'href="notebook/"' in block and 'href="notebook.ipynb"' in block and f'href="{url}"' in block
-    assert 'href="ch01/notebook/"' in notebooks.notebook_links(CHAPTER, "en", "o/n", "main", base="ch01/")
-    assert "colab" not in notebooks.notebook_links(CHAPTER, "en", "", "main")
+    assert 'href="ch01/notebook/"' in notebook_links.notebook_links(CHAPTER, "en", "o/n", "main", base="ch01/")
+    assert "colab" not in notebook_links.notebook_links(CHAPTER, "en", "", "main")
 
 
 # ---------------------------------------------------------------- run top to bottom
@@ -399,7 +399,8 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
     page_html = (prefix / CHAPTER / "notebook" / "index.html").read_text(encoding="utf-8")
     assert page_html.lstrip().lower().startswith("<!doctype html>")  # a page, not the JSON as a download
     assert '"cell_type"' not in page_html and "jp-CodeCell" in page_html and "jp-OutputArea" in page_html
-    assert re.findall(r'class="jp-Cell jp-CodeCell[^"]*" id="cell-id=([\w-]+)"', page_html) == [c["id"] for c in code_cells(generated[lang])]
+    cells = [re.search(r'\bid="cell-id=([\w-]+)"', tag) for tag in re.findall(r'<div\b[^>]*\bclass="jp-Cell jp-CodeCell[^>]*>', page_html)]
+    assert [cell.group(1) for cell in cells if cell] == [c["id"] for c in code_cells(generated[lang])]
     for cell in code_cells(generated[lang]):  # each snippet's first line (a comment: one highlighted span) and output
         assert html.escape(text(cell["source"]).splitlines()[0], quote=False) in page_html
         assert html.escape(text(cell["outputs"][0]["text"]).splitlines()[0].strip(), quote=False) in page_html
@@ -433,7 +434,7 @@ def test_site_renders_notebook_pages_and_links_them(built_site, generated, lang)
     assert 'class="admonition example kb-notebook"' in chapter
     assert 'href="notebook/"' in chapter and 'href="notebook.ipynb"' in chapter
     settings = book_settings(ROOT)
-    assert f'href="{notebooks.colab_url(settings.repository, settings.branch, lang, CHAPTER)}"' in chapter
+    assert f'href="{notebook_links.colab_url(settings.repository, settings.branch, lang, CHAPTER)}"' in chapter
     sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
     assert f"{settings.site_url}{'' if lang == 'ja' else 'en/'}{CHAPTER}/notebook/</loc>" in sitemap
 

@@ -56,3 +56,38 @@ def test_only_the_plans_used_last_are_kept(tmp_path, monkeypatch):
         (settings.docs_dir / "ja" / "ch01" / "index.md").write_text(f"# {n}\n", encoding="utf-8")
         glossary_site._kept_plan(settings, {}, _plan(settings, made), None)
     assert len(list((settings.cache_dir / "planned").glob("*.json"))) == 2
+
+
+def test_an_edit_of_one_page_makes_only_that_pages_notebook_again_in_this_process(tmp_path, monkeypatch):
+    """notebooks.planned(made=...): what `mkdocs serve` does after a one-word edit (every other chapter's
+    notebook is the one made before, the same object); a notebook something was reported of is made each time."""
+    from conftest import book_settings, copy_project
+    from kernelbook.site import notebooks
+    from kernelbook.site.book import load_book
+
+    root = copy_project(tmp_path / "book")
+    settings = book_settings(root)
+    book, glossary = load_book(root, settings.snippets_dir), notebooks.book_glossary(settings)
+    calls, heard, made = [], [], {}
+    real_notebook, real_left = notebooks.notebook, notebooks.left_as_written
+    monkeypatch.setattr(notebooks, "notebook", lambda text, lang, chapter, *a, **k: calls.append((lang, chapter)) or
+                        real_notebook(text, lang, chapter, *a, **k))
+    monkeypatch.setattr(notebooks, "left_as_written", lambda nb, source: ["left as written"] * (source == "ja/ch02/index.md")
+                        + real_left(nb, source))
+
+    def plan():
+        calls.clear()
+        return notebooks.planned(settings, book, glossary=glossary, report=heard.append, made=made)
+
+    first = plan()
+    chapters = len(first)
+    assert len(calls) == chapters and chapters >= 4
+    assert plan() == first and calls == [("ja", "ch02")]  # reported of: made again (and reported again)
+    assert heard == ["left as written"] * 2
+    page = root / "docs" / "en" / "ch01" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("\n\n", "\n\nAn edited sentence.\n\n", 1), encoding="utf-8")
+    third = plan()
+    assert sorted(calls) == [("en", "ch01"), ("ja", "ch02")]
+    assert "An edited sentence." in notebooks.dumps(third[page.parent / notebooks.NAME])
+    again = {root / "docs" / "ja" / "ch02" / notebooks.NAME, page.parent / notebooks.NAME}
+    assert all(third[path] is first[path] for path in first if path not in again)

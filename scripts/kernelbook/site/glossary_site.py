@@ -76,9 +76,19 @@ def planned_notebooks(settings: BookSettings, book: dict[str, Entry], glossary: 
         drawing = figure_cache.drawing(settings.cache_dir, book, report=lambda name, lang: log.info(
             "kernelbook: drew figure %s (%s) for a notebook", name, lang))
         _PLANNED.clear()
+        made = _made_for((settings, glossary, tuple((sid, id(e)) for sid, e in sorted(book.items()))))
         _PLANNED[key] = (glossary, dict(book), _kept_plan(settings, book, lambda report: notebooks.planned(
-            settings, book, glossary=glossary, figure=drawing, report=report), report))
+            settings, book, glossary=glossary, figure=drawing, report=report, made=made), report))
     return dict(_PLANNED[key][2])
+
+
+def _made_for(context: tuple) -> dict[tuple, dict[str, Any]]:
+    """The notebooks made in this process with the same settings, glossary (by value) and book (its entries are
+    the same objects while its files are unchanged): an edit of one page under ``mkdocs serve`` makes one again."""
+    if _MADE.get("context") != context:
+        _MADE.clear()
+        _MADE.update(context=context, made={})
+    return _MADE["made"]
 
 
 PLAN_FORMAT = 1
@@ -149,6 +159,7 @@ def _keep_newest(folder: Path, n: int) -> None:
 # The last plan, by what it is made of; the glossary and the captures are kept with it, so
 # that no other object takes their ids (in the key) while it is kept.
 _PLANNED: dict[tuple, tuple[object, dict, dict[Path, dict[str, Any]]]] = {}
+_MADE: dict[str, Any] = {}  # "context": what the notebooks in "made" were made with
 
 
 def without_data(files, settings: BookSettings):

@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import importlib.metadata
 import json
+import logging
 import shutil
 import time
 from collections.abc import Iterator
@@ -30,8 +31,11 @@ from typing import Any, Callable
 
 from ..files import MiB, InputError, parse_json, read_bounded
 from ..records import write_atomic
-from . import notebook_assets
+from . import notebook_ahead, notebook_assets, notebook_soup
+from .notebook_ahead import Ahead
 from .notebooks import NAME
+
+log = logging.getLogger("mkdocs.plugins.kernelbook")
 
 FORMAT = 2  # bump when what an entry holds changes (2: the stylesheet and pictures as files)
 KEEP_DAYS = 14
@@ -67,13 +71,14 @@ def toc_tokens(toc) -> list[dict[str, Any]]:
 
 
 def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[str, str | None],
-                 report: Callable[[str, bool], None]) -> None:
+                 report: Callable[[str, bool], None], ahead: Ahead | None = None) -> None:
     """Make ``page.render`` (mkdocs-jupyter's) read from and fill the cache in ``folder``.
 
     The page's HTML has its stylesheet and pictures as files (``notebook_assets``): they are
     ``page.notebook_files`` after the render, and the HTML names them from :data:`notebook_assets.BASE`.
 
     ``report(source, rendered)`` is told of each render: converted (True) or from the cache (False).
+    An entry ``ahead``'s child is converting is waited for, and reported as converted.
     """
     from mkdocs.structure.toc import get_toc
 
@@ -82,6 +87,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
 
     def render(config, files) -> None:
         path = folder / f"{key(source.read_bytes(), options, renderers)}.json"
+        converted = ahead is not None and ahead.wait_for(path)  # in this build, by the child
         entry = read_entry(path)
         if entry is not None:
             page.content, page.toc = entry["content"], get_toc(entry["toc"])
@@ -89,11 +95,17 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
             if entry["title"] is not None:
                 page.title = entry["title"]
             path.touch()  # in use: kept
-            report(page.file.src_uri, False)
+            report(page.file.src_uri, converted)
             return
         before = vars(page).get("title")
         with compiled_templates(folder / "jinja"):
-            convert(config, files)
+            try:
+                with notebook_soup.in_nbconvert():
+                    convert(config, files)
+            except notebook_soup.Unforeseen as exc:  # nbconvert asked for more: its own BeautifulSoup does it
+                log.info("kernelbook: %s: nbconvert's HTML pass asked for %s; converted with BeautifulSoup",
+                         page.file.src_uri, exc)
+                convert(config, files)
         title = vars(page).get("title")  # set by the converter from the notebook's H1, unless told not to
         page.content, page.notebook_files = notebook_assets.externalize(page.content)
         entry = {"content": page.content, "toc": toc_tokens(page.toc), "title": title if title != before else None,
@@ -103,6 +115,23 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
         report(page.file.src_uri, True)
 
     page.render = render
+
+
+def convert_ahead(sources: list[Path], jupyter, config, folder: Path, renderers: dict[str, str | None]) -> Ahead | None:
+    """Convert the notebooks ``sources`` (in that order) not in the cache in ``folder`` in a forked child
+    (``notebook_ahead``), each as its page would be: mkdocs-jupyter's render, wrapped by :func:`cache_render`."""
+    from types import SimpleNamespace
+
+    options = dict(jupyter.config)
+
+    def convert(source: Path) -> None:
+        file = SimpleNamespace(abs_src_path=str(source), src_path=source.name, src_uri=source.name)
+        page = SimpleNamespace(file=file, abs_url="/", title=None, content=None, toc=None)
+        jupyter.on_pre_page(page, config=config, files=None)  # sets page.render, as for the page itself
+        cache_render(page, folder, options, renderers, lambda source, rendered: None)
+        page.render(config, None)
+
+    return notebook_ahead.start([(s, folder / f"{key(s.read_bytes(), options, renderers)}.json") for s in sources], convert)
 
 
 def read_entry(path: Path) -> dict[str, Any] | None:

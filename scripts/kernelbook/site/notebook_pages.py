@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from mkdocs.structure.files import File
 
-from . import notebooks
+from . import notebook_links
 from .labels import label
 
 
@@ -151,7 +151,7 @@ def _local_script(match: re.Match) -> str:
 def page_html(html: str, page, lang: str, repository: str, branch: str) -> str:
     """Download and Colab links under the title; no script from outside the site; its own title."""
     chapter = PurePosixPath(getattr(page.file, "norm_src_uri", None) or page.file.src_uri).parent.name
-    bar = notebooks.page_bar(chapter, lang, repository, branch)
+    bar = notebook_links.page_bar(chapter, lang, repository, branch)
     html = _SCRIPT.sub(_local_script, html)
     html = _section_anchors(html, page)
     if page.title:  # set from the notebook's H1 by mkdocs-jupyter; the nav lists it beside the chapter
@@ -167,7 +167,8 @@ def page_html(html: str, page, lang: str, repository: str, branch: str) -> str:
 # fails on every query one of them matches. Each heading cell's id is h-<its section's
 # anchor> (notebooks.py): the heading and its TOC entry take that anchor, as on the
 # chapter page and in both languages alike.
-_NB_HEADING = re.compile(r'(id="cell-id=h-([^"]+)">(?:(?!<div class="jp-Cell ).)*?<h[1-6] id=")[^"]*'
+# (The cell's attributes in any order: nbconvert writes id before class.)
+_NB_HEADING = re.compile(r'(<div\b[^>]*?\bid="cell-id=h-([^"]+)"[^>]*>(?:(?!<div\b[^>]*\bclass="jp-Cell ).)*?<h[1-6] id=")[^"]*'
                          r'(">(?:(?!</h[1-6]>).)*?<a class="anchor-link" href="#)[^"]*(")', re.DOTALL)
 _NB_HEADING_ID = re.compile(r'<h[1-6] id="([^"]*)"')
 

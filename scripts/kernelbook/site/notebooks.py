@@ -29,7 +29,6 @@ from the content).
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import re
 from pathlib import Path
@@ -51,7 +50,6 @@ from .settings import BookSettings
 from .term_links import link_terms, notebook_link
 
 NAME = "notebook.ipynb"  # beside the chapter's index.md, in each language
-COLAB = "https://colab.research.google.com/github/{repository}/blob/{branch}/docs/{lang}/{chapter}/" + NAME
 
 TRITON_SWITCH = "TRITON_INTERPRET"  # a snippet that sets it runs its Triton kernels interpreted where there is no GPU
 _RUN = re.compile(r"^\[\[kb:run[ \t]+([^\]\s]+)[ \t]*\]\][ \t]*$", re.MULTILINE)
@@ -293,6 +291,11 @@ def chapters(settings: BookSettings) -> list[tuple[str, str, Path]]:
     return found
 
 
+def committed(settings: BookSettings) -> list[Path]:
+    """The chapter notebooks in ``docs/`` now, the default language's first, in chapter order."""
+    return [page.parent / NAME for _, _, page in chapters(settings) if (page.parent / NAME).is_file()]
+
+
 def book_glossary(settings: BookSettings, data: Callable[[str], object] | None = None) -> Glossary | None:
     """The book's glossary (the plugin's ``glossary`` option), or None; ``glossary.GlossaryError`` when it is wrong (``data``: glossary.load's)."""
     if settings.glossary is None:
@@ -301,12 +304,16 @@ def book_glossary(settings: BookSettings, data: Callable[[str], object] | None =
 
 
 def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glossary: Glossary | None = None,
-            figure: Draw | None = None, report: Callable[[str], None] | None = None) -> dict[Path, dict[str, Any]]:
+            figure: Draw | None = None, report: Callable[[str], None] | None = None,
+            made: dict[tuple, dict[str, Any]] | None = None) -> dict[Path, dict[str, Any]]:
     """Every notebook the book should have, by path: a pure function of each page, the book and its settings.
 
     ``glossary`` (default: the book's, read from its file) and ``figure`` (default: drawn
     through the figure cache) let a build pass what it has already read. ``report`` hears
-    of each directive that reaches a notebook as written.
+    of each directive that reaches a notebook as written. ``made``: the notebooks an earlier
+    call made with the same settings, book, glossary and figures, by page and text; read, and
+    filled with those made now that nothing was reported of (a ``mkdocs serve`` edit of one
+    page makes that page's notebook again, not every chapter's).
     """
     book = load_book(settings.root, settings.snippets_dir) if book is None else book
     glossary = book_glossary(settings) if glossary is None else glossary
@@ -315,11 +322,19 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
     for lang, chapter, page in chapters(settings):
         linked = glossary if glossary is not None and (settings.pages(lang) / settings.glossary_page).is_file() else None
         source = page.relative_to(settings.docs_dir).as_posix()
+        text = page.read_text(encoding="utf-8")
+        key = (lang, chapter, source, linked is not None, text)
+        if made is not None and key in made:
+            found[page.parent / NAME] = made[key]
+            continue
         found[page.parent / NAME] = notebook(
-            page.read_text(encoding="utf-8"), lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
+            text, lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
             glossary=linked, glossary_page=settings.glossary_page, figure=figure, source=source)
-        for problem in left_as_written(found[page.parent / NAME], source) if report is not None else ():
+        problems = left_as_written(found[page.parent / NAME], source) if report is not None or made is not None else []
+        for problem in problems if report is not None else ():
             report(problem)  # the directives' own problems are the page's: its render reports them
+        if made is not None and not problems:
+            made[key] = found[page.parent / NAME]
     return found
 
 
@@ -352,49 +367,3 @@ def stale(settings: BookSettings, book: dict[str, Entry] | None = None, **given:
         if not same:
             out.append(path)
     return out
-
-
-# ---------------------------------------------------------------- links on the chapter page
-
-
-def colab_url(repository: str, branch: str, lang: str, chapter: str) -> str:
-    return COLAB.format(repository=quote(repository), branch=quote(branch), lang=lang, chapter=quote(chapter))
-
-
-def buttons(chapter: str, lang: str, repository: str, branch: str, *, base: str = "", view: bool = True) -> str:
-    """View, download and Colab links as raw HTML, relative to the chapter page (or ``base``).
-
-    ``notebook/`` is the rendered notebook, ``notebook.ipynb`` the file itself. Raw HTML,
-    so that MkDocs does not rewrite the download link into the rendered page's URL.
-    """
-    base = html.escape(base, quote=True)
-    links = []
-    if view:
-        links.append(f'<a class="md-button md-button--primary kb-nb-view" href="{base}notebook/">{html.escape(label("nb_view", lang))}</a>')
-    links.append(f'<a class="md-button kb-nb-download" href="{base}{NAME}" download="{chapter}-{lang}.ipynb">{html.escape(label("nb_download", lang))}</a>')
-    if repository:
-        url = html.escape(colab_url(repository, branch, lang, chapter), quote=True)
-        links.append(f'<a class="md-button kb-nb-colab" href="{url}" target="_blank" rel="noopener">{html.escape(label("nb_colab", lang))}</a>')
-    return " ".join(links)
-
-
-def notebook_links(chapter: str, lang: str, repository: str, branch: str, *, base: str = "", view: bool = True) -> str:
-    """The ``[[kb:notebook CHAPTER]]`` block: an admonition with view, download and Colab links.
-
-    Links are relative to the chapter page; ``base`` leads there from another page.
-    ``view=False`` leaves out the link to the rendered notebook (a site without mkdocs-jupyter).
-    """
-    title = label("nb_title", lang).replace('"', "&quot;")
-    return "\n".join([
-        f'!!! example kb-notebook "{title}"',
-        "",
-        "    " + label("nb_body", lang),
-        "",
-        "    " + buttons(chapter, lang, repository, branch, base=base, view=view),
-        "",
-    ])
-
-
-def page_bar(chapter: str, lang: str, repository: str, branch: str) -> str:
-    """Download and Colab links for the rendered notebook page (one level below the chapter)."""
-    return f'<p class="kb-nb-links">{buttons(chapter, lang, repository, branch, base="../", view=False)}</p>\n'

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from ..freshness import check_inputs
-from . import editions, glossary_site, notebooks, objectives, twins
+from . import editions, glossary_site, notebook_links, notebooks, objectives, twins
 from .book import load_book
 from .directives import Context, fence
 from .figure_cache import cached_figure
@@ -116,7 +116,7 @@ def _page(tree: Tree, state: BookState, lang: str, rel: str, text: str, names: d
 
     def notebook(chapter: str, lang: str, ctx: Context) -> str:
         base = relative(chapter, page_url(rel))
-        return notebooks.notebook_links(chapter, lang, settings.repository, settings.branch,
+        return notebook_links.notebook_links(chapter, lang, settings.repository, settings.branch,
                                         base="" if base == "./" else base, view=True)
 
     done = render(body, source, state, figure=figure, notebook=notebook, report=tree.report)
@@ -157,7 +157,7 @@ def _figure(tree: Tree, settings: BookSettings, name: str, lang: str, ctx: Conte
 
 def notebook_page(nb: dict, chapter: str, lang: str, settings: BookSettings) -> str:
     """A chapter notebook as a page: its Markdown cells as written, each code cell and its output fenced."""
-    parts = [notebooks.page_bar(chapter, lang, settings.repository, settings.branch)]
+    parts = [notebook_links.page_bar(chapter, lang, settings.repository, settings.branch)]
     for cell in nb["cells"]:
         source = "".join(cell["source"])
         if cell["cell_type"] == "markdown":

@@ -33,8 +33,9 @@ from .. import locks
 from ..errors import KernelbookError
 from ..freshness import check_inputs
 from ..records import write_atomic
-from . import (editions, glossary_site, markdown_extensions, minify, notebook_assets, notebook_cache, notebook_pages, notebooks,
-               page_cache, page_markdown, search_cache, search_index, twins, unrendered)
+from . import (build_report, editions, glossary_site, markdown_extensions, minify, notebook_ahead, notebook_assets,
+               notebook_cache, notebook_links, notebook_pages, notebooks, page_cache, page_markdown, search_cache,
+               search_index, twins, unrendered)
 from .book import Entry, load_book
 from .directives import Context
 from .figure_tabs import page_figure
@@ -101,6 +102,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     # reload the browser a second time.
     serving = False
     unwritten: dict[Path, bytes] = {}
+    ahead: notebook_ahead.Ahead | None = None  # a child converting notebook pages beside the build (notebook_ahead.py)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Defined so that ``mkdocs serve`` keeps this instance; each build still starts afresh."""
@@ -108,6 +110,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         self.depth = 0
         self.serving = command == "serve"
         self.unwritten = {}
+        self.ahead = None
         self._unlock()
 
     def on_config(self, config):
@@ -142,6 +145,11 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         """
         run = self.run
         settings = run.settings
+        if self.depth == 1 and not self.serving and config.plugins.get("mkdocs-jupyter") is not None:
+            # The committed notebooks, converted beside the build from now on (notebook_ahead.py);
+            # one this build changes is converted by its own page.
+            self.ahead = notebook_cache.convert_ahead(notebooks.committed(settings), config.plugins["mkdocs-jupyter"],
+                                                      config, settings.cache_dir / "notebooks", run.renderers)
         search = search_index.material_search(config, quiet=True)  # each build's index is new (material's on_config)
         if search is not None and getattr(search, "search_index", None) is not None:
             search_cache.cache_entries(search.search_index, settings.cache_dir / "search", search_cache.versions(),
@@ -217,7 +225,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None and notebook_pages.is_notebook(page.file) and "render" in vars(page):
             notebook_cache.cache_render(page, self.run.settings.cache_dir / "notebooks", dict(jupyter.config),
-                                        self.run.renderers, self._rendered_notebook)
+                                        self.run.renderers, self._rendered_notebook, self.ahead)
         elif not notebook_pages.is_notebook(page.file) and "render" not in vars(page):  # MkDocs' own render: a Markdown page
             if self.run.page_site is None:  # the same for every page of this build
                 self.run.page_site = page_cache.site_key(config, files, page_cache.versions())
@@ -274,15 +282,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     def _check_build(self, config):
         run = self.run
-        counts = run.counts
-        log.info("kernelbook: figures: %d drawn, %d from the cache; notebook pages: %d rendered, %d from the cache; "
-                 "other pages: %d rendered, %d from the cache; search entries: %d pages parsed, %d from the cache",
-                 counts["figures drawn"], counts["figures cached"], counts["notebooks rendered"], counts["notebooks cached"],
-                 counts["pages rendered"], counts["pages cached"], counts["search parsed"], counts["search cached"])
+        log.info("kernelbook: %s", build_report.summary(run.counts))
         if run.unchecked:
-            devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in run.unchecked})
-            log.info("kernelbook: %d device-scoped claim(s) unchecked on %s (no fresh capture of that device), listed above "
-                     "and on the instructors' page", len(run.unchecked), " and ".join(devices))
+            log.info("kernelbook: %s", build_report.unchecked(run.unchecked))
         if run.problems:
             raise PluginError(f"kernelbook: {len(run.problems)} problem(s) in the book, listed above; the first: {run.problems[0]}")
 
@@ -307,7 +309,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     @event_priority(-1000)  # after every other plugin's, mkdocs-static-i18n's other-language builds included
     def _post_build_write(self, config):
         self.depth = max(0, self.depth - 1)
-        if self.depth == 0 and not self.run.settings.read_only and not _warned(config):
+        if self.depth == 0 and not self.run.settings.read_only and not build_report.warned(config):
             changed = {path: data for path, data in self.run.notebooks.items() if not notebook_cache.holds(path, data)}
             if self.serving:
                 self.unwritten = changed
@@ -316,12 +318,18 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             else:
                 self._write_notebooks(changed)
         if self.depth == 0:
-            self._unlock()
+            self._end_run(failed=False)
 
     def on_build_error(self, error):
         self.depth = max(0, self.depth - 1)  # a failed build writes nothing
         if self.depth == 0:
-            self._unlock()
+            self._end_run(failed=True)
+
+    def _end_run(self, failed: bool) -> None:
+        if self.ahead is not None:  # its work is done (every page built) or of no use (the build failed)
+            self.ahead.finish(kill=failed)
+            self.ahead = None
+        self._unlock()
 
     def on_shutdown(self) -> None:
         self._unlock()
@@ -366,7 +374,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             return ctx.error(f"[[kb:notebook {chapter}]]", f"no notebook {where}/{notebooks.NAME}: is there a "
                              f"{where}/index.md that runs snippets?")
         view = config.plugins.get("mkdocs-jupyter") is not None  # without it the notebook is a download only
-        return notebooks.notebook_links(chapter, lang, self.config.repository, self.config.branch,
+        return notebook_links.notebook_links(chapter, lang, self.config.repository, self.config.branch,
                                         base=notebook_pages.chapter_base(page, chapter, config), view=view)
 
     def _rendered_notebook(self, source: str, rendered: bool) -> None:
@@ -381,14 +389,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if problem not in self.run.problems:
             self.run.problems.append(problem)
             log.error(problem)
-
-
-def _warned(config) -> bool:
-    """A warning was logged in a strict build: MkDocs aborts it right after the last on_post_build."""
-    from mkdocs.utils import CountHandler
-
-    return bool(config.strict) and any(isinstance(h, CountHandler) and h.get_counts()
-                                       for h in logging.getLogger("mkdocs").handlers)
 
 
 # static-i18n writes per-page <link rel="alternate" hreflang> tags; material's JS takes

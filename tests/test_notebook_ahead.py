@@ -1,0 +1,121 @@
+"""Notebook pages converted ahead in a forked child (notebook_ahead.py): the entries a page would write, in order;
+the build waits for what the child has not written yet, converts itself what a failed child left, kills it on failure.
+
+Each test runs in a fresh interpreter: pytest's own workers run threads, and a process with threads never forks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import MKDOCS_ENV, ROOT, cli_env
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
+                                reason="the build converts ahead only on Linux with two cores or more")
+
+CHILD = r'''
+import json, os, sys, threading, time
+from pathlib import Path
+from kernelbook.site import notebook_ahead
+
+tmp = Path(sys.argv[1])
+report = {}
+order = tmp / "order"
+
+def convert(source):  # as notebook_cache writes an entry: whole, then renamed into place
+    time.sleep(0.3)
+    with order.open("a") as f:
+        f.write(source.name + "\n")
+    part = tmp / (source.name + ".part")
+    part.write_text(source.name)
+    os.replace(part, tmp / (source.name + ".json"))
+
+(tmp / "b.json").write_text("already there")
+work = [(tmp / n, tmp / (n + ".json")) for n in ("c", "a", "b")]
+ahead = notebook_ahead.start(work, convert)
+report["forked"] = ahead is not None and ahead.pid != os.getpid()
+report["waits_for_a"] = ahead.wait_for(tmp / "a.json")
+report["a_written"] = (tmp / "a.json").read_text()
+report["not_its_work"] = ahead.wait_for(tmp / "b.json")
+ahead.finish()
+report["order"] = order.read_text().split()
+report["status"] = ahead.status
+
+def failing(source):
+    raise RuntimeError("nbconvert broke")
+
+ahead = notebook_ahead.start([(tmp / "d", tmp / "d.json")], failing)
+report["failed_child_waited"] = ahead.wait_for(tmp / "d.json")
+report["failed_left_nothing"] = not (tmp / "d.json").exists() and os.WEXITSTATUS(ahead.status) == 1
+
+ahead = notebook_ahead.start([(tmp / "e", tmp / "e.json")], lambda source: time.sleep(120))
+started = time.perf_counter()
+ahead.finish(kill=True)
+report["killed_in_s"] = time.perf_counter() - started
+
+report["nothing_to_do"] = notebook_ahead.start([(tmp / "a", tmp / "a.json")], convert) is None
+other = threading.Event()
+thread = threading.Thread(target=other.wait)
+thread.start()
+report["threads_never_fork"] = notebook_ahead.start([(tmp / "f", tmp / "f.json")], convert) is None
+other.set()
+thread.join()
+print(json.dumps(report))
+'''
+
+
+def test_the_child_converts_in_order_and_the_build_waits_for_it_or_does_without_it(tmp_path):
+    done = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], env=cli_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["forked"]
+    assert report["waits_for_a"] and report["a_written"] == "a"  # waited for, then whole
+    assert report["not_its_work"] is False  # an entry written before: not waited for
+    assert report["order"] == ["c", "a"] and report["status"] == 0  # in the order given, b skipped
+    assert report["failed_child_waited"] and report["failed_left_nothing"]  # the build converts it itself
+    assert report["killed_in_s"] < 10
+    assert report["nothing_to_do"] and report["threads_never_fork"]
+
+
+SAME_ENTRY = r'''
+import json, sys
+from pathlib import Path
+from mkdocs.config import load_config
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from kernelbook.site import notebook_cache
+
+root, tmp = Path(sys.argv[1]), Path(sys.argv[2])
+config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp / "site"))
+jupyter = config.plugins["mkdocs-jupyter"]
+uri = "en/ch01/notebook.ipynb"
+renderers = notebook_cache.versions()
+
+ahead = notebook_cache.convert_ahead([root / "docs" / uri], jupyter, config, tmp / "ahead", renderers)
+forked = ahead is not None
+ahead.finish()
+
+files = jupyter.on_files(Files([File(uri, config.docs_dir, config.site_dir, config.use_directory_urls)]), config)
+page = Page(None, files.get_file_from_path(uri), config)  # the page itself, as MkDocs renders it
+jupyter.on_pre_page(page, config=config, files=files)
+notebook_cache.cache_render(page, tmp / "page", dict(jupyter.config), renderers, lambda *a: None)
+page.render(config, files)
+
+entries = {name: sorted((p.name, p.read_bytes().decode()) for p in (tmp / name).glob("*.json")) for name in ("ahead", "page")}
+print(json.dumps({"forked": forked, "ahead": entries["ahead"], "page": entries["page"], "title": page.title}))
+'''
+
+
+def test_the_child_writes_the_entry_the_page_itself_would(tmp_path):
+    done = subprocess.run([sys.executable, "-c", SAME_ENTRY, str(ROOT), str(tmp_path)], cwd=ROOT,
+                          env=cli_env(**MKDOCS_ENV), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["forked"]
+    assert len(report["ahead"]) == 1 and report["ahead"] == report["page"]  # same key, same bytes
+    assert 'tabindex="0"' in json.loads(report["page"][0][1])["content"] and report["title"]
