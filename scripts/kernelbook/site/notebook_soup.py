@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
 
@@ -42,17 +42,14 @@ _PLAIN_VALUE = re.compile(r"[\w .,:;!?()/-]*")  # written between double quotes 
 
 @dataclass
 class Element:
-    """A start tag of the page: where its text is, and its attributes (the selectors' results set them)."""
+    """A start tag of the page: where its text is, and its attributes (whoever selected it may set them)."""
 
     tag: str
     start: int  # offset of "<" in the page
     end: int  # offset just past its ">"
     parent: int | None  # index of the enclosing element, None at the top
-    given: dict[str, str | None]
-    attrs: dict[str, str | None] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.attrs = dict(self.given)
+    attrs: dict[str, str | None]
+    given: dict[str, str | None] | None = None  # its attributes as the page wrote them, once selected
 
     def classes(self) -> list[str]:
         return (self.attrs.get("class") or "").split()
@@ -99,13 +96,20 @@ class MarkedHTML:
         scan.feed(markup)
         scan.close()
         self.elements = scan.elements
+        self.selected: list[Element] = []
 
     def select(self, selector: str) -> list[Element]:
         if m := _WITHOUT.fullmatch(selector):
-            return [e for e in self.elements if e.tag == m["tag"] and m["attr"] not in e.attrs]
-        if m := _INSIDE.fullmatch(selector):
-            return [e for e in self.elements if e.tag == m["tag"] and m["cls"] in e.classes() and self._within(e, m["outer"])]
-        raise Unforeseen(f"the selector {selector!r}")
+            found = [e for e in self.elements if e.tag == m["tag"] and m["attr"] not in e.attrs]
+        elif m := _INSIDE.fullmatch(selector):
+            found = [e for e in self.elements if e.tag == m["tag"] and m["cls"] in e.classes() and self._within(e, m["outer"])]
+        else:
+            raise Unforeseen(f"the selector {selector!r}")
+        for element in found:
+            if element.given is None:
+                element.given = dict(element.attrs)
+                self.selected.append(element)
+        return found
 
     def _within(self, element: Element, cls: str) -> bool:
         index = element.parent
@@ -117,7 +121,7 @@ class MarkedHTML:
 
     def __str__(self) -> str:
         out, done = [], 0
-        for element in self.elements:
+        for element in sorted(self.selected, key=lambda e: e.start):  # only they can have changed
             added = added_attributes(element)
             if added:
                 at = _insertion_point(self.markup, element)
@@ -129,6 +133,8 @@ class MarkedHTML:
 
 def added_attributes(element: Element) -> str:
     """The attributes the selectors' callers added, as BeautifulSoup writes them (`` name="value"``)."""
+    if element.given is None:
+        return ""
     if any(element.attrs.get(name) != value for name, value in element.given.items()) or \
             list(element.attrs)[:len(element.given)] != list(element.given):
         raise Unforeseen(f"an attribute of <{element.tag}> changed or was removed")
