@@ -25,43 +25,51 @@ from kernelbook.site import notebook_ahead
 tmp = Path(sys.argv[1])
 report = {}
 order = tmp / "order"
+held = os.open(tmp, os.O_RDONLY)  # stands for the book's lock: the child must not keep it
 
 def convert(source):  # as notebook_cache writes an entry: whole, then renamed into place
     time.sleep(0.3)
+    if source.name == "broken":
+        raise RuntimeError("nbconvert broke")
+    fds = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}")]
     with order.open("a") as f:
-        f.write(source.name + "\n")
+        f.write(source.name + " " + str(fds.count(str(tmp))) + "\n")
     part = tmp / (source.name + ".part")
     part.write_text(source.name)
     os.replace(part, tmp / (source.name + ".json"))
 
 (tmp / "b.json").write_text("already there")
-work = [(tmp / n, tmp / (n + ".json")) for n in ("c", "a", "b")]
-ahead = notebook_ahead.start(work, convert)
+ahead = notebook_ahead.start(convert, {"theme": "light"}, close=(held, None))
 report["forked"] = ahead is not None and ahead.pid != os.getpid()
+ahead.ask([(tmp / n, tmp / (n + ".json")) for n in ("c", "a", "b")])
 report["waits_for_a"] = ahead.wait_for(tmp / "a.json")
 report["a_written"] = (tmp / "a.json").read_text()
-report["not_its_work"] = ahead.wait_for(tmp / "b.json")
+report["not_asked"] = ahead.wait_for(tmp / "b.json")  # written before: never asked of the child
+report["asked_once"] = ahead.wait_for(tmp / "a.json")  # a page took it: the next build reads it from the cache
+ahead.ask([(tmp / "broken", tmp / "broken.json"), (tmp / "d", tmp / "d.json")])  # later jobs, as a serve rebuild's
+report["failed_job_answered"] = ahead.wait_for(tmp / "broken.json") and not (tmp / "broken.json").exists()
+report["next_job_done"] = ahead.wait_for(tmp / "d.json") and (tmp / "d.json").exists()
 ahead.finish()
-report["order"] = order.read_text().split()
+report["order"] = [line.split()[0] for line in order.read_text().splitlines()]
+report["lock_in_child"] = int(order.read_text().split()[1])
+report["lock_in_parent"] = os.readlink(f"/proc/self/fd/{held}") == str(tmp)
 report["status"] = ahead.status
 
-def failing(source):
-    raise RuntimeError("nbconvert broke")
-
-ahead = notebook_ahead.start([(tmp / "d", tmp / "d.json")], failing)
-report["failed_child_waited"] = ahead.wait_for(tmp / "d.json")
-report["failed_left_nothing"] = not (tmp / "d.json").exists() and os.WEXITSTATUS(ahead.status) == 1
-
-ahead = notebook_ahead.start([(tmp / "e", tmp / "e.json")], lambda source: time.sleep(120))
+ahead = notebook_ahead.start(lambda source: time.sleep(120), {})
+ahead.ask([(tmp / "e", tmp / "e.json")])
 started = time.perf_counter()
 ahead.finish(kill=True)
 report["killed_in_s"] = time.perf_counter() - started
 
-report["nothing_to_do"] = notebook_ahead.start([(tmp / "a", tmp / "a.json")], convert) is None
+ahead = notebook_ahead.start(lambda source: os._exit(3), {})  # a child that dies
+ahead.ask([(tmp / "f", tmp / "f.json")])
+report["dead_child_waited"] = ahead.wait_for(tmp / "f.json") and not (tmp / "f.json").exists()
+ahead.finish()
+
 other = threading.Event()
 thread = threading.Thread(target=other.wait)
 thread.start()
-report["threads_never_fork"] = notebook_ahead.start([(tmp / "f", tmp / "f.json")], convert) is None
+report["threads_never_fork"] = notebook_ahead.start(convert, {}) is None
 other.set()
 thread.join()
 print(json.dumps(report))
@@ -75,11 +83,12 @@ def test_the_child_converts_in_order_and_the_build_waits_for_it_or_does_without_
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["forked"]
     assert report["waits_for_a"] and report["a_written"] == "a"  # waited for, then whole
-    assert report["not_its_work"] is False  # an entry written before: not waited for
-    assert report["order"] == ["c", "a"] and report["status"] == 0  # in the order given, b skipped
-    assert report["failed_child_waited"] and report["failed_left_nothing"]  # the build converts it itself
+    assert report["not_asked"] is False and report["asked_once"] is False
+    assert report["failed_job_answered"] and report["next_job_done"]  # the page converts the failed one itself
+    assert report["order"] == ["c", "a", "d"] and report["status"] == 0  # in the order asked, b skipped
+    assert report["lock_in_parent"] and report["lock_in_child"] == 0  # the child does not keep the book's lock
     assert report["killed_in_s"] < 10
-    assert report["nothing_to_do"] and report["threads_never_fork"]
+    assert report["dead_child_waited"] and report["threads_never_fork"]
 
 
 SAME_ENTRY = r'''
@@ -96,8 +105,9 @@ jupyter = config.plugins["mkdocs-jupyter"]
 uri = "en/ch01/notebook.ipynb"
 renderers = notebook_cache.versions()
 
-ahead = notebook_cache.convert_ahead([root / "docs" / uri], jupyter, config, tmp / "ahead", renderers)
+ahead = notebook_cache.start_ahead(jupyter, config, tmp / "ahead", renderers)
 forked = ahead is not None
+notebook_cache.ask_ahead(ahead, [root / "docs" / uri], jupyter, tmp / "ahead", renderers)
 ahead.finish()
 
 files = jupyter.on_files(Files([File(uri, config.docs_dir, config.site_dir, config.use_directory_urls)]), config)

@@ -91,3 +91,41 @@ def test_an_edit_of_one_page_makes_only_that_pages_notebook_again_in_this_proces
     assert "An edited sentence." in notebooks.dumps(third[page.parent / notebooks.NAME])
     again = {root / "docs" / "ja" / "ch02" / notebooks.NAME, page.parent / notebooks.NAME}
     assert all(third[path] is first[path] for path in first if path not in again)
+
+
+def test_a_pages_linked_terms_are_kept_by_what_they_are_made_of(tmp_path, monkeypatch):
+    """glossary_site.link keeps each page's linked Markdown on disk: a new process links no unchanged page again;
+    another text, glossary, language, chapter or glossary address links it again; a damaged entry is linked again."""
+    from types import SimpleNamespace
+
+    from conftest import ROOT
+    from kernelbook.site import term_links
+    from kernelbook.site.glossary import load
+
+    settings = BookSettings(root=tmp_path, docs_dir=tmp_path / "docs", site_url="", repository="", branch="main",
+                            snippets_dir="snippets", languages=("ja", "en"), language_folders=True,
+                            cache_dir=tmp_path / "cache", glossary=ROOT / "docs" / "glossary.yml")
+    glossary = load(settings.glossary, settings.languages)
+    term = glossary.terms[0]
+    text = f"## A section\n\nThe {term.words['en'].term} again.\n"
+    calls = []
+    real = term_links.link_terms
+    monkeypatch.setattr(term_links, "link_terms", lambda *a: calls.append(a[2:4]) or real(*a))
+
+    def link(markdown=text, glossary=glossary, lang="en", page="en/ch01/index.md", url="../glossary/"):
+        ctx = SimpleNamespace(glossary=glossary, lang=lang, glossary_url=url, error=lambda *a: None)
+        term_links._LINKED.clear()  # as a new process would start
+        glossary_site._GLOSSARY_DIGEST.clear()
+        return glossary_site.link(markdown, ctx, settings, page)
+
+    first = link()
+    assert f'<a class="kb-term" href="../glossary/#{term.id}"' in first
+    assert link() == first and len(calls) == 1  # read back
+    assert link(url="../../glossary/") != first and len(calls) == 2
+    link(markdown=text + "\nMore.\n")
+    link(page="en/ch02/index.md")
+    link(glossary=load(settings.glossary, ("en", "ja")))  # the same terms, the languages in another order: another glossary
+    assert len(calls) == 5
+    for entry in (settings.cache_dir / "linked").glob("*.md"):
+        entry.write_bytes(b"\xff\xfe not UTF-8")
+    assert link() == first and len(calls) == 6

@@ -162,7 +162,7 @@ def test_the_cache_lives_where_the_option_says(three_builds, tmp_path_factory):
     """The builds above pointed `cache_dir` at a temporary folder: the copy of the book holds no cache."""
     base = Path(str(tmp_path_factory.getbasetemp()))
     serve_like = next(base.glob("serve-like*"))
-    assert sorted(p.name for p in (serve_like / "cache").iterdir()) == ["figures", "glossary", "jinja", "notebooks", "pages", "planned", "search", "served"]
+    assert sorted(p.name for p in (serve_like / "cache").iterdir()) == ["figures", "glossary", "jinja", "linked", "notebooks", "pages", "planned", "search", "served"]
     assert not (serve_like / "book" / ".kernelbook" / "cache").exists()
 
 

@@ -7,6 +7,7 @@ file) and ``term_links.py`` (which words link where).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -98,13 +99,9 @@ def plan_key(settings: BookSettings, book: dict[str, Entry]) -> str:
     """sha256 of everything the notebooks are made from: kernelbook's own code, the settings, the
     captures each page shows (every field of the book's entries) and every file of docs/ (pages,
     glossary) but the notebooks themselves, which are what is made."""
-    import kernelbook
-
     digest = hashlib.sha256(json.dumps([PLAN_FORMAT, page_cache.stable(settings), page_cache.stable(book)],
                                        sort_keys=True, default=str).encode())
-    code = Path(kernelbook.__file__).parent
-    for path in sorted(p for p in code.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts):
-        digest.update(b"\0code\0" + path.relative_to(code).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(b"\0code\0" + _code_digest().encode())
     for path in sorted(p for p in settings.docs_dir.rglob("*") if p.is_file() and p.name != notebooks.NAME):
         digest.update(b"\0docs\0" + path.relative_to(settings.docs_dir).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -189,5 +186,59 @@ def link(markdown: str, ctx: Context, settings: BookSettings, src_uri: str) -> s
     if rel == settings.glossary_page:
         return markdown
     chapter = PurePosixPath(rel).parent.name
-    return term_links.link_terms(markdown, glossary, ctx.lang, chapter, term_links.page_link(ctx.glossary_url, ctx.lang))
+
+    def linked() -> str:
+        return term_links.link_terms(markdown, glossary, ctx.lang, chapter, term_links.page_link(ctx.glossary_url, ctx.lang))
+
+    if settings.cache_dir is None:
+        return linked()
+    return _kept_links(settings.cache_dir / "linked", (_code_digest(), _glossary_digest(glossary), ctx.lang, chapter,
+                                                        ctx.glossary_url, markdown), linked)
+
+
+LINKS_FORMAT = 1
+
+
+def _kept_links(folder: Path, parts: tuple[str, ...], link: Callable[[], str]) -> str:
+    """``link()``, kept in ``folder`` by the hash of ``parts`` (what the linked text is made of): a new
+    process links no unchanged page again (a glossary of 10,000 terms takes a while to match)."""
+    digest = hashlib.sha256("\0".join((str(LINKS_FORMAT),) + parts).encode("utf-8", "surrogatepass")).hexdigest()
+    path = folder / f"{digest}.md"
+    try:
+        text = path.read_bytes().decode("utf-8")
+        with contextlib.suppress(OSError):
+            path.touch()  # in use: kept
+        return text
+    except (OSError, UnicodeDecodeError):
+        pass
+    text = link()
+    with contextlib.suppress(OSError):
+        page_cache.prune(folder, pattern="*.md")
+        write_atomic(path, text.encode("utf-8"))
+    return text
+
+
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """sha256 of kernelbook's code (and its data files), read once per process: what makes notebooks and links terms."""
+    import kernelbook
+
+    digest = hashlib.sha256()
+    code = Path(kernelbook.__file__).parent
+    for path in sorted(p for p in code.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(code).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _glossary_digest(glossary: Glossary) -> str:
+    """sha256 of everything the glossary holds (a frozen dataclass of strings: its repr says it all), once per glossary."""
+    held = _GLOSSARY_DIGEST.get(id(glossary))
+    if held is None or held[0] is not glossary:
+        held = (glossary, hashlib.sha256(repr(glossary).encode("utf-8", "surrogatepass")).hexdigest())
+        _GLOSSARY_DIGEST.clear()
+        _GLOSSARY_DIGEST[id(glossary)] = held
+    return held[1]
+
+
+_GLOSSARY_DIGEST: dict[int, tuple[Glossary, str]] = {}  # the glossary kept with it: no other object takes its id meanwhile
 

@@ -13,6 +13,10 @@ When a notebook must be converted, nbconvert's Jinja templates are compiled once
 as bytecode beside the entries (Jinja's own bytecode cache, checked against each template's
 source): the next notebook, in this build or a later one, skips the compilation. The theme's
 templates are kept the same way (:func:`with_bytecode`, from the plugin's ``on_env``).
+nbconvert's last pass over the page (``alt`` and ``tabindex`` attributes) runs without
+building a BeautifulSoup tree (``notebook_soup``), and a build converts the committed
+notebooks, and those it changes, in a forked child while it renders the other pages
+(:func:`start_ahead`, ``notebook_ahead``).
 """
 
 from __future__ import annotations
@@ -78,7 +82,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
     ``page.notebook_files`` after the render, and the HTML names them from :data:`notebook_assets.BASE`.
 
     ``report(source, rendered)`` is told of each render: converted (True) or from the cache (False).
-    An entry ``ahead``'s child is converting is waited for, and reported as converted.
+    An entry ``ahead``'s child was asked for is waited for, and reported as converted.
     """
     from mkdocs.structure.toc import get_toc
 
@@ -87,7 +91,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
 
     def render(config, files) -> None:
         path = folder / f"{key(source.read_bytes(), options, renderers)}.json"
-        converted = ahead is not None and ahead.wait_for(path)  # in this build, by the child
+        converted = ahead is not None and ahead.wait_for(path)  # by the child, now
         entry = read_entry(path)
         if entry is not None:
             page.content, page.toc = entry["content"], get_toc(entry["toc"])
@@ -117,9 +121,11 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
     page.render = render
 
 
-def convert_ahead(sources: list[Path], jupyter, config, folder: Path, renderers: dict[str, str | None]) -> Ahead | None:
-    """Convert the notebooks ``sources`` (in that order) not in the cache in ``folder`` in a forked child
-    (``notebook_ahead``), each as its page would be: mkdocs-jupyter's render, wrapped by :func:`cache_render`."""
+def start_ahead(jupyter, config, folder: Path, renderers: dict[str, str | None],
+                close: tuple[int | None, ...] = ()) -> Ahead | None:
+    """A forked child (``notebook_ahead``) converting the notebooks it is asked for, into the cache in ``folder``,
+    each as its page would be: mkdocs-jupyter's render, wrapped by :func:`cache_render`. None: no child.
+    ``close``: descriptors the child must not keep (the book's lock)."""
     from types import SimpleNamespace
 
     options = dict(jupyter.config)
@@ -131,7 +137,16 @@ def convert_ahead(sources: list[Path], jupyter, config, folder: Path, renderers:
         cache_render(page, folder, options, renderers, lambda source, rendered: None)
         page.render(config, None)
 
-    return notebook_ahead.start([(s, folder / f"{key(s.read_bytes(), options, renderers)}.json") for s in sources], convert)
+    return notebook_ahead.start(convert, options, close)
+
+
+def ask_ahead(ahead: Ahead | None, sources: list[Path], jupyter, folder: Path, renderers: dict[str, str | None]) -> None:
+    """Have ``ahead``'s child convert ``sources`` (in that order), unless their entries are written; not when
+    mkdocs-jupyter's settings changed since it was forked (``mkdocs.yml`` edited under ``mkdocs serve``)."""
+    if ahead is None or jupyter is None or dict(jupyter.config) != ahead.options:
+        return
+    ahead.ask((s, folder / f"{key(s.read_bytes(), ahead.options, renderers)}.json") for s in sources
+              if "\t" not in str(s) and "\n" not in str(s))  # (the child reads one job a line, tab-separated)
 
 
 def read_entry(path: Path) -> dict[str, Any] | None:

@@ -117,7 +117,7 @@ def _page(tree: Tree, state: BookState, lang: str, rel: str, text: str, names: d
     def notebook(chapter: str, lang: str, ctx: Context) -> str:
         base = relative(chapter, page_url(rel))
         return notebook_links.notebook_links(chapter, lang, settings.repository, settings.branch,
-                                        base="" if base == "./" else base, view=True)
+                                             base="" if base == "./" else base, view=True)
 
     done = render(body, source, state, figure=figure, notebook=notebook, report=tree.report)
     for problem in done.errors:

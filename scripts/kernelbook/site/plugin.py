@@ -145,11 +145,10 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         """
         run = self.run
         settings = run.settings
-        if self.depth == 1 and not self.serving and config.plugins.get("mkdocs-jupyter") is not None:
-            # The committed notebooks, converted beside the build from now on (notebook_ahead.py);
-            # one this build changes is converted by its own page.
-            self.ahead = notebook_cache.convert_ahead(notebooks.committed(settings), config.plugins["mkdocs-jupyter"],
-                                                      config, settings.cache_dir / "notebooks", run.renderers)
+        jupyter, rendered = config.plugins.get("mkdocs-jupyter"), settings.cache_dir / "notebooks"
+        if self.depth == 1 and jupyter is not None and self.ahead is None:  # notebook_ahead.py (serve: the first build's)
+            self.ahead = notebook_cache.start_ahead(jupyter, config, rendered, run.renderers, close=(self.held,))
+        notebook_cache.ask_ahead(self.ahead, notebooks.committed(settings), jupyter, rendered, run.renderers)
         search = search_index.material_search(config, quiet=True)  # each build's index is new (material's on_config)
         if search is not None and getattr(search, "search_index", None) is not None:
             search_cache.cache_entries(search.search_index, settings.cache_dir / "search", search_cache.versions(),
@@ -171,7 +170,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                              "run `kernelbook notebooks` and commit it")
             return
         for path in changed:
-            run.staged[os.path.normpath(path)] = str(notebook_cache.stage(settings.cache_dir / "notebooks" / "staged", run.notebooks[path]))
+            run.staged[os.path.normpath(path)] = str(notebook_cache.stage(rendered / "staged", run.notebooks[path]))
+        notebook_cache.ask_ahead(self.ahead, [Path(p) for p in run.staged.values()], jupyter, rendered, run.renderers)
 
     def on_serve(self, server, config, builder):
         snippets = self.run.settings.root / self.run.settings.snippets_dir if self.run else None
@@ -326,13 +326,16 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             self._end_run(failed=True)
 
     def _end_run(self, failed: bool) -> None:
-        if self.ahead is not None:  # its work is done (every page built) or of no use (the build failed)
+        if self.ahead is not None and not self.serving:  # its work is done (every page built) or of no use
             self.ahead.finish(kill=failed)
             self.ahead = None
         self._unlock()
 
     def on_shutdown(self) -> None:
         self._unlock()
+        if self.ahead is not None:  # the server's: what it still had to convert is of no use now
+            self.ahead.finish(kill=True)
+            self.ahead = None
         if self.unwritten and self.run is not None:
             self.held = locks.acquire(self.run.settings.root, False, "mkdocs serve", lambda holder: log.info(
                 "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, self.run.settings.root))
@@ -375,7 +378,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                              f"{where}/index.md that runs snippets?")
         view = config.plugins.get("mkdocs-jupyter") is not None  # without it the notebook is a download only
         return notebook_links.notebook_links(chapter, lang, self.config.repository, self.config.branch,
-                                        base=notebook_pages.chapter_base(page, chapter, config), view=view)
+                                             base=notebook_pages.chapter_base(page, chapter, config), view=view)
 
     def _rendered_notebook(self, source: str, rendered: bool) -> None:
         self.run.counts["notebooks rendered" if rendered else "notebooks cached"] += 1
