@@ -41,7 +41,7 @@ from .notebooks import NAME
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
 
-FORMAT = 2  # bump when what an entry holds changes (2: the stylesheet and pictures as files)
+FORMAT = 3  # bump when what an entry holds changes (2: the stylesheet and pictures as files; 3: nbconvert's own text, notebook_soup)
 KEEP_DAYS = 14
 MAX_ENTRY_BYTES = 64 * MiB
 # Everything that turns a notebook into the page's HTML and table of contents.
