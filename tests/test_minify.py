@@ -127,3 +127,12 @@ def test_a_served_page_is_kept_by_its_content(tmp_path):
     assert minify.html_kept(page, tmp_path) == "<p>from the cache</p>"
     assert minify.html_kept(page + " ", tmp_path) == minify.html(page + " ")  # another page: another entry
     assert len(list(tmp_path.glob("*.html"))) == 2
+
+
+def test_a_served_page_read_back_from_the_cache_is_the_page_as_minified_byte_for_byte(tmp_path):
+    """Kept and read as bytes (page_cache.kept_text): a carriage return in a <pre> survives the cache."""
+    page = "<p>a</p>\n\n<pre>one\r\ntwo\r</pre>\n"
+    first = minify.html_kept(page, tmp_path)
+    assert first == minify.html(page) and "\r\n" in first
+    assert minify.html_kept(page, tmp_path) == first  # from the cache
+    assert len(list(tmp_path.glob("*.html"))) == 1

@@ -203,19 +203,7 @@ def _kept_links(folder: Path, parts: tuple[str, ...], link: Callable[[], str]) -
     """``link()``, kept in ``folder`` by the hash of ``parts`` (what the linked text is made of): a new
     process links no unchanged page again (a glossary of 10,000 terms takes a while to match)."""
     digest = hashlib.sha256("\0".join((str(LINKS_FORMAT),) + parts).encode("utf-8", "surrogatepass")).hexdigest()
-    path = folder / f"{digest}.md"
-    try:
-        text = path.read_bytes().decode("utf-8")
-        with contextlib.suppress(OSError):
-            path.touch()  # in use: kept
-        return text
-    except (OSError, UnicodeDecodeError):
-        pass
-    text = link()
-    with contextlib.suppress(OSError):
-        page_cache.prune(folder, pattern="*.md")
-        write_atomic(path, text.encode("utf-8"))
-    return text
+    return page_cache.kept_text(folder, digest, ".md", link)
 
 
 @functools.lru_cache(maxsize=1)

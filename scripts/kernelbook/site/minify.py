@@ -23,7 +23,6 @@ import hashlib
 import re
 from pathlib import Path
 
-from ..records import write_atomic
 from . import page_cache
 
 # after one of these (or at the start), a "/" begins a regular expression, not a division
@@ -179,24 +178,8 @@ def html_kept(text: str, folder: Path) -> str:
     A warm build serves most pages unchanged; a big one (a glossary of thousands of terms)
     costs a hash and a read instead of the regular expressions' pass over every tag.
     """
-    data = text.encode("utf-8")
-    digest = hashlib.sha256(_RULES + b"\0" + data).hexdigest()
-    path = folder / f"{digest}.html"
-    try:
-        served = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        served = html(text)
-        page_cache.prune(folder, pattern="*.html")
-        try:
-            write_atomic(path, served.encode("utf-8"))
-        except OSError:
-            pass  # served all the same; the next build minifies it again
-        return served
-    try:
-        path.touch()  # in use: kept
-    except OSError:
-        pass
-    return served
+    digest = hashlib.sha256(_RULES + b"\0" + text.encode("utf-8")).hexdigest()
+    return page_cache.kept_text(folder, digest, ".html", lambda: html(text))
 
 
 def asset(name: str, text: str) -> str:

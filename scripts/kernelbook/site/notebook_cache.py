@@ -36,7 +36,6 @@ from typing import Any, Callable
 from ..files import MiB, InputError, parse_json, read_bounded
 from ..records import write_atomic
 from . import notebook_ahead, notebook_assets, notebook_soup
-from .notebook_ahead import Ahead
 from .notebooks import NAME
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -75,7 +74,7 @@ def toc_tokens(toc) -> list[dict[str, Any]]:
 
 
 def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[str, str | None],
-                 report: Callable[[str, bool], None], ahead: Ahead | None = None) -> None:
+                 report: Callable[[str, bool], None], ahead: notebook_ahead.Ahead | None = None) -> None:
     """Make ``page.render`` (mkdocs-jupyter's) read from and fill the cache in ``folder``.
 
     The page's HTML has its stylesheet and pictures as files (``notebook_assets``): they are
@@ -122,7 +121,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
 
 
 def start_ahead(jupyter, config, folder: Path, renderers: dict[str, str | None],
-                close: tuple[int | None, ...] = ()) -> Ahead | None:
+                close: tuple[int | None, ...] = ()) -> notebook_ahead.Ahead | None:
     """A forked child (``notebook_ahead``) converting the notebooks it is asked for, into the cache in ``folder``,
     each as its page would be: mkdocs-jupyter's render, wrapped by :func:`cache_render`. None: no child.
     ``close``: descriptors the child must not keep (the book's lock)."""
@@ -140,7 +139,8 @@ def start_ahead(jupyter, config, folder: Path, renderers: dict[str, str | None],
     return notebook_ahead.start(convert, options, close)
 
 
-def ask_ahead(ahead: Ahead | None, sources: list[Path], jupyter, folder: Path, renderers: dict[str, str | None]) -> None:
+def ask_ahead(ahead: notebook_ahead.Ahead | None, sources: list[Path], jupyter, folder: Path,
+              renderers: dict[str, str | None]) -> None:
     """Have ``ahead``'s child convert ``sources`` (in that order), unless their entries are written; not when
     mkdocs-jupyter's settings changed since it was forked (``mkdocs.yml`` edited under ``mkdocs serve``)."""
     if ahead is None or jupyter is None or dict(jupyter.config) != ahead.options:

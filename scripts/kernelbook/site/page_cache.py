@@ -16,13 +16,14 @@ again (a strict build fails as before). Entries unused for :data:`KEEP_DAYS` are
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,26 @@ def cache_render(page, folder: Path, site: str, report=None) -> None:
         write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
     page.render = render
+
+
+def kept_text(folder: Path, digest: str, suffix: str, make: Callable[[], str]) -> str:
+    """``make()``, kept in ``folder`` as ``<digest><suffix>`` (``digest``: of everything the text is made of).
+
+    A hit touches its file (kept :data:`KEEP_DAYS` from its last use); a file that cannot be
+    read, or is not UTF-8, is made again; a text that cannot be written is returned all the same.
+    """
+    path = folder / f"{digest}{suffix}"
+    try:
+        text = path.read_bytes().decode("utf-8")  # as written: no newline translation
+    except (OSError, UnicodeDecodeError):
+        text = make()
+        prune(folder, pattern=f"*{suffix}")
+        with contextlib.suppress(OSError):
+            write_atomic(path, text.encode("utf-8"))
+        return text
+    with contextlib.suppress(OSError):
+        path.touch()
+    return text
 
 
 def prune(folder: Path, days: float = KEEP_DAYS, pattern: str = "*.json") -> None:
