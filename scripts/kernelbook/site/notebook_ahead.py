@@ -40,7 +40,7 @@ POLL_SECONDS = 0.01
 
 @dataclass
 class Ahead:
-    """A child converting notebook pages: its pid, its pipes, and the entries asked of it and not answered yet."""
+    """A child converting notebook pages: its pid, its pipes, what was asked of it and what it has answered."""
 
     pid: int
     jobs: int | None  # write end of the job pipe; None once closed (the child finishes what it has, then exits)
@@ -112,8 +112,9 @@ class Ahead:
                 self.status = os.waitpid(self.pid, 0)[1]
             except ChildProcessError:
                 self.status = -1
-        os.close(self.done)
-        self.done = -1
+        if self.done >= 0:
+            os.close(self.done)
+            self.done = -1
 
 
 def can_fork() -> bool:
