@@ -278,6 +278,28 @@ def test_a_cut_whose_commit_fails_leaves_nothing_staged_and_says_what_failed(tmp
     assert git(root, "tag", "--list") == ""
 
 
+@pytest.mark.parametrize("name", ["CITATION.cff", "pyproject.toml"])
+def test_a_version_file_that_is_not_utf8_or_a_link_is_one_line_naming_it(tmp_path, monkeypatch, name):
+    root = repo(tmp_path / "book", "2026.12")
+    monkeypatch.setattr(publishing, "_mike", FakeMike(root))
+    (root / name).write_bytes(b'version = "\xff"\n')
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "latin-1")
+    calls = [lambda: publishing.cut(root, "2027.06")]
+    if name == "CITATION.cff":
+        git(root, "tag", "-f", "-a", "edition-2026.12", "-m", "again")
+        calls.append(lambda: publishing.publish(root, "2026.12"))  # publish reads the version CITATION.cff gives
+    for call in calls:
+        with pytest.raises(KernelbookError, match=f"{name}: not UTF-8"):
+            call()
+    (root / name).unlink()
+    (root / name).symlink_to("/dev/zero")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a link")
+    with pytest.raises(KernelbookError, match=f"{name}.*not a regular file"):
+        publishing.cut(root, "2027.06")
+
+
 # ---------------------------------------------------------------- low: publish leaves site/ alone
 
 
@@ -355,3 +377,6 @@ def test_reference_gpu_is_read_from_the_kernelbook_plugins_options_only(tmp_path
     write(root / "mkdocs.yml", "plugins:\n  kernelbook:\n    reference_gpu: 'h100'\nextra:\n  reference_gpu: t4\n")
     assert reference_gpu(root) == "h100"
     assert reference_gpu(ROOT) == "h200"  # the book's own
+    (root / "mkdocs.yml").write_bytes(b"plugins:\n  - kernelbook:\n      reference_gpu: h\xe9\n")
+    with pytest.raises(KernelbookError, match="mkdocs.yml: not UTF-8"):
+        reference_gpu(root)

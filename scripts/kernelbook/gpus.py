@@ -118,8 +118,10 @@ def book_option(root: Path, name: str) -> str | None:
     one line, a YAML comment and quotes taken off), or None. The same key elsewhere (``extra:``) is not the plugin's."""
     try:
         text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         return None
+    except UnicodeDecodeError as exc:
+        raise KernelbookError(f"{root / 'mkdocs.yml'}: not UTF-8 (byte {exc.start}): save it as UTF-8") from None
     found = next((m for line in _plugin_options(text) if (m := re.match(rf"{re.escape(name)}:(.*)$", line))), None)
     if not found:
         return None

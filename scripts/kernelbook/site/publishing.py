@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .. import locks
 from ..errors import KernelbookError, printable
+from ..files import InputError, read_bounded
 from .editions import LATEST, TAG_PREFIX, edition_name
 
 CONFIG = "mkdocs.editions.yml"
@@ -39,6 +40,7 @@ LOCK_NOTE = Path("kernelbook-publish.lock")  # in the clone's git directory: who
 _REMOTE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a remote's name as `git remote add` takes it
 MAX_EDITIONS = 1000  # versions.json entries read
 MAX_NAME = 200  # characters of a version, title or alias
+MAX_CONFIG = 1 << 20  # bytes of CITATION.cff or pyproject.toml read
 
 
 def _mike(root: Path, args: list[str], edition: str | None = None) -> subprocess.CompletedProcess:
@@ -196,12 +198,22 @@ def _frozen_name(name: str) -> str:
     return name
 
 
+def _config_text(path: Path) -> str:
+    """A config file the edition's version is kept in (a regular file, bounded, UTF-8); else KernelbookError."""
+    try:
+        return read_bounded(path, MAX_CONFIG, gzipped=False).decode("utf-8")
+    except InputError as exc:
+        raise KernelbookError(f"{exc}: the edition's version is kept in it; make it a plain text file") from None
+    except UnicodeDecodeError as exc:
+        raise KernelbookError(f"{path}: not UTF-8 (byte {exc.start}): save it as UTF-8") from None
+
+
 def citation_version(root: Path) -> str | None:
     """The version CITATION.cff gives, unquoted; None without the file or the key."""
     path = root / "CITATION.cff"
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return None
-    found = re.search(r"^version:\s*(.+?)\s*$", path.read_text(encoding="utf-8"), re.M)
+    found = re.search(r"^version:\s*(.+?)\s*$", _config_text(path), re.M)
     return found.group(1).strip("\"'") if found else None
 
 
@@ -216,8 +228,8 @@ def cut(root: Path, name: str, today: datetime.date | None = None) -> str:
     day = (today or datetime.date.today()).isoformat()
     edited, before = [], {}
     citation = root / "CITATION.cff"
-    if citation.is_file():
-        text = before["CITATION.cff"] = citation.read_text(encoding="utf-8")
+    if citation.exists() or citation.is_symlink():
+        text = before["CITATION.cff"] = _config_text(citation)
         text, n = re.subn(r"^version:.*$", f'version: "{name}"', text, count=1, flags=re.M)
         if not n:
             raise KernelbookError(f"{citation}: no `version:` line to set the edition in")
@@ -228,8 +240,8 @@ def cut(root: Path, name: str, today: datetime.date | None = None) -> str:
         citation.write_text(text, encoding="utf-8")
         edited.append("CITATION.cff")
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        text = before["pyproject.toml"] = pyproject.read_text(encoding="utf-8")
+    if pyproject.exists() or pyproject.is_symlink():
+        text = before["pyproject.toml"] = _config_text(pyproject)
         text, n = re.subn(r'(?m)^(version\s*=\s*)"[^"]*"', f'\\g<1>"{name}"', text, count=1)
         if n:
             pyproject.write_text(text, encoding="utf-8")
