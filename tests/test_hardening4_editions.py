@@ -380,3 +380,12 @@ def test_reference_gpu_is_read_from_the_kernelbook_plugins_options_only(tmp_path
     (root / "mkdocs.yml").write_bytes(b"plugins:\n  - kernelbook:\n      reference_gpu: h\xe9\n")
     with pytest.raises(KernelbookError, match="mkdocs.yml: not UTF-8"):
         reference_gpu(root)
+
+
+def test_the_edition_commands_refusals_are_one_line_exit_2(tmp_path):
+    """Through the CLI, as a user meets them: no traceback, no exit 3."""
+    root = repo(tmp_path / "book", "2026.12")
+    _dirty(root)
+    _one_line(run_cli("edition", "publish", "2026.12", root=root), "edition-2026.12", "git stash -u")
+    _one_line(run_cli("edition", "list", "--branch=-x", root=root), "--branch")
+    _one_line(run_cli("edition", "publish", "latest", "--branch", "main", root=root), "--branch main", "checked out")
