@@ -380,9 +380,10 @@ def test_every_edition_command_reads_the_editions_from_the_remote_it_was_given(t
     from kernelbook.site import publishing
 
     sp = subprocess
-    sp.run(["git", "init", "-q", "-b", "gh-pages", str(tmp_path)], check=True)
+    sp.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
     sp.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
             "-m", "x"], check=True)
+    sp.run(["git", "-C", str(tmp_path), "branch", "gh-pages"], check=True)  # not checked out: mike commits onto it
     asked: list[list[str]] = []
 
     def fake_mike(root, args, edition=None):

@@ -58,6 +58,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     from .snippets import discover
 
     root = project_root()
+    if args.changed_since is not None:
+        contributions.base_commit(root, args.changed_since)  # a ref that names no commit: one line, before any report
     runnable, torch_now = runnable_devices(), installed_torch()
     reference = reference_gpu(root)
     snippets = discover(root)
@@ -73,7 +75,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             detail = f"{env.device_name}, torch {env.torch}, {env.captured_at}" if env else ""
             reason = f" ({st.reason})" if st.reason else ""
             print(printable(f"{st.state:<10} {st.snippet.id:<32} {st.device:<4} {detail}{reason}"))
-    changed = contributions.problems(root, args.changed_since, runnable, torch_now) if args.changed_since else []
+    # None: not asked; "" (an unset CI variable) is refused by contributions, never taken for "not asked"
+    changed = contributions.problems(root, args.changed_since, runnable, torch_now) if args.changed_since is not None else []
     for line in changed:  # what a pull request brings must be shown by the build (contributions.py)
         print(printable(f"--changed-since {args.changed_since}: {line}"), file=sys.stderr)
     if not args.strict:

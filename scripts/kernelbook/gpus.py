@@ -84,14 +84,45 @@ def cuda_slots(captures: Path, stem: str) -> list[str]:
     return sorted(found, key=lambda s: (s != "cuda", s))
 
 
+def _plugin_options(text: str) -> list[str]:
+    """The lines of the kernelbook plugin's options in mkdocs.yml's top-level ``plugins:`` (a list item
+    ``- kernelbook:`` or a key ``kernelbook:``), at their own indentation; [] when the plugin has none."""
+    lines = text.splitlines()
+    top = [i for i, line in enumerate(lines) if re.match(r"plugins:\s*(#.*)?$", line)]
+    if not top:
+        return []
+    block = []
+    for line in lines[top[0] + 1:]:
+        if line.strip() and not line[0].isspace() and not line.lstrip().startswith("#"):
+            break  # the next top-level key
+        block.append(line)
+    for i, line in enumerate(block):
+        found = re.match(r"(\s*)(?:-\s+)?kernelbook:\s*(#.*)?$", line)
+        if not found:
+            continue
+        outer = len(found.group(1))
+        options = []
+        for inner in block[i + 1:]:
+            if not inner.strip() or inner.lstrip().startswith("#"):
+                continue
+            if len(inner) - len(inner.lstrip()) <= outer:
+                break  # the next plugin
+            options.append(inner)
+        depth = min((len(o) - len(o.lstrip()) for o in options), default=0)
+        return [o[depth:] for o in options if len(o) - len(o.lstrip()) == depth]
+    return []
+
+
 def book_option(root: Path, name: str) -> str | None:
-    """A kernelbook plugin option in ``root/mkdocs.yml``, read as text (``name: value``, one line, a YAML comment
-    and quotes taken off), or None."""
+    """A kernelbook plugin option in ``root/mkdocs.yml``, read as text (``name: value`` among the plugin's own options,
+    one line, a YAML comment and quotes taken off), or None. The same key elsewhere (``extra:``) is not the plugin's."""
     try:
         text = (root / "mkdocs.yml").read_text(encoding="utf-8")
     except OSError:
         return None
-    found = re.search(rf"^\s+{re.escape(name)}:(.*)$", text, re.MULTILINE)
+    except UnicodeDecodeError as exc:
+        raise KernelbookError(f"{root / 'mkdocs.yml'}: not UTF-8 (byte {exc.start}): save it as UTF-8") from None
+    found = next((m for line in _plugin_options(text) if (m := re.match(rf"{re.escape(name)}:(.*)$", line))), None)
     if not found:
         return None
     value = re.sub(r"(?:^|\s)#.*$", "", found.group(1)).strip()  # a YAML comment: from a # after a space

@@ -25,8 +25,11 @@ from .files import InputError, read_bounded
 NOTE = Path(".kernelbook") / "capture.lock"  # who holds the lock: for the message of a run that waits
 
 
-def acquire(root: Path, exclusive: bool, who: str, on_wait: Callable[[str], None]) -> int | None:
-    """Take the lock on ``root`` (waiting for it, after telling ``on_wait`` who holds it); its descriptor, for :func:`release`."""
+def acquire(root: Path, exclusive: bool, who: str, on_wait: Callable[[str], None], note: Path = NOTE) -> int | None:
+    """Take the lock on ``root`` (waiting for it, after telling ``on_wait`` who holds it); its descriptor, for :func:`release`.
+
+    ``note``: where, under ``root``, the holder says who it is (another lock on another folder: another note).
+    """
     try:
         import fcntl
     except ImportError:
@@ -39,9 +42,9 @@ def acquire(root: Path, exclusive: bool, who: str, on_wait: Callable[[str], None
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 raise
-            on_wait(holder(root))
+            on_wait(holder(root, note))
             fcntl.flock(fd, mode)  # Ctrl-C still interrupts the wait
-        _note(root, f"`{who}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n")
+        _note(root / note, f"`{who}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})\n")
     except BaseException:
         os.close(fd)
         raise
@@ -53,18 +56,18 @@ def release(fd: int | None) -> None:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def holder(root: Path) -> str:
+def holder(root: Path, note: Path = NOTE) -> str:
     """Who holds the lock, as its holder noted it."""
     try:
-        return read_bounded(root / NOTE, 4096, gzipped=False).decode("utf-8", errors="replace").strip() or "another run"
+        return read_bounded(root / note, 4096, gzipped=False).decode("utf-8", errors="replace").strip() or "another run"
     except InputError:
         return "another run"
 
 
-def _note(root: Path, text: str) -> None:
+def _note(path: Path, text: str) -> None:
     from .records import write_atomic
 
     try:
-        write_atomic(root / NOTE, text.encode("utf-8"))
+        write_atomic(path, text.encode("utf-8"))
     except OSError:  # a read-only tree: the lock holds without its note
         pass
