@@ -64,7 +64,7 @@ S = Strings({
         "torch.compile は {compiled_bw}{roof}。",
         "s_alt_roof": "。測定したコピーの帯域幅は {bw}",
         "s_alt_copy": "、同じ方法で測った単純なコピーは {bw}",
-        "s_caption": "要素数 {lo} から {hi} までのイーガー版とコンパイル版の (a + b).relu(): 1 回あたりの時間と、"
+        "s_caption": "要素数 {lo} から {hi} までの、イーガー版とコンパイル版の (a + b).relu() の 1 回あたりの時間と、"
         "イーガー版が配列 {eager_arrays} 本分、コンパイル版が {fused_arrays} 本分を動かすとしたときの実効帯域幅{copy}{device}。",
         "s_caption_copy": "。比較のため、同じ方法で測った単純なコピー (配列 2 本分) も示す",
     },
