@@ -34,6 +34,8 @@ OPEN, CLOSE = "\ue000", "\ue001"  # where a bold or link element starts and ends
 _SPACE = "[ \u00a0]+"
 _EDGE = re.compile(f"([{J}])([{OPEN}{CLOSE}]*){_SPACE}([{OPEN}{CLOSE}]*)([{J}])")
 _MARKED = ("strong", "b", "a")
+# a colon and a space, unless Latin stands on both sides (an English title quoted in a sentence: "Roofline: an ...")
+_COLON = re.compile(f"(?<![A-Za-z]):{_SPACE}|:{_SPACE}(?![A-Za-z])")
 _BLOCKS = {"p", "li", "td", "th", "dd", "dt", "figcaption", "blockquote", "summary", "caption",
            "h1", "h2", "h3", "h4", "h5", "h6", "div", "section", "article", "details", "label", "span"}
 _BLOCKS -= {"span"}  # inline
@@ -111,7 +113,7 @@ def typography(html: str, where: str, *, notebook: bool = False) -> list[str]:
         # a sentence: a run up to 。; a colon in one that holds Japanese is an English colon in Japanese
         for sentence in re.findall(r"[^。]*。", plain):
             if JAPANESE.search(sentence.replace("。", "")):
-                for m in re.finditer(":" + _SPACE, sentence):
+                for m in re.finditer(_COLON, sentence):
                     found.append(f"{where}: an English colon inside a Japanese sentence: 「{_around(sentence, m.start(), m.end())}」")
         if notebook and "**" in plain:
             i = plain.index("**")
@@ -180,7 +182,7 @@ PLANTED = {
 FINE = ["<p>答えは<strong>カーネル</strong>です。</p>", "<p>これは <strong>GPU</strong> の話です。</p>",
         "<p>長さ <strong>8</strong> のテンソル</p>", "<p>詳しくは<a href='../ch02/'>第 2 章</a>を見てください。</p>",
         "<p><a href='https://pytorch.org/'>PyTorch</a> のドキュメント</p>", "<p>実行環境: CPU</p>",
-        "<p>コピーの 85% に達します。</p>", "<p>関数 <code>f</code> を <strong>GPU メモリ</strong>に置きます。</p>",
+        "<p>コピーの 85% に達します。</p>", "<p>論文 (Roofline: an insightful model) を参照します。</p>", "<p>関数 <code>f</code> を <strong>GPU メモリ</strong>に置きます。</p>",
         "<pre><code>答えは **カーネル** です: 70 %</code></pre>", "<p>see <em>this</em> English</p>", "<p>強度 <em>I</em> は</p>",
         "<h2>第 1 章: カーネルを数える<a class='headerlink' href='#x'>¶</a></h2>"]
 
