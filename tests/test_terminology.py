@@ -91,7 +91,8 @@ def mask(line: str, extra: tuple[str, ...] = ()) -> str:
 
 
 def markdown_prose(text: str) -> list[tuple[int, str]]:
-    """(line number, masked line) of a Markdown page's prose: fenced blocks skipped."""
+    """(line number, masked line) of a Markdown page's prose: fenced blocks skipped (the book writes
+    no indented code blocks: its indented lines are admonitions' and tabs' prose)."""
     lines, fence = [], None
     for n, line in enumerate(text.splitlines(), 1):
         opened = _FENCE.match(line)
