@@ -484,7 +484,7 @@ def test_a_false_claim_in_a_predictions_answer_fails_naming_page_and_line(snippe
 
 @pytest.mark.parametrize("lang, session, says", [
     ("en", "#0", "(profiler session 1 of 3)"), ("en", "#-1", "(profiler session 3 of 3)"), ("en", "", "(profiler session 3 of 3)"),
-    ("en", "#1", "(profiler session 2 of 3)"), ("ja", "#0", "(profiler セッション 1 / 3)"), ("ja", "#-2", "(profiler セッション 2 / 3)"),
+    ("en", "#1", "(profiler session 2 of 3)"), ("ja", "#0", "(プロファイラのセッション 1 / 3)"), ("ja", "#-2", "(プロファイラのセッション 2 / 3)"),
 ])
 def test_an_answer_names_its_profiler_session_counting_from_one(snippet, lang, session, says):
     """`#0` is the first of the capture's sessions: the reader reads "session 1 of 3", never "0 of 3"."""

@@ -189,10 +189,10 @@ def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
     [
         ("traffic", ["転送", "GPU メモリ", "GPU チップ"], ["transfers", "GPU memory", "GPU chip"]),
         ("timeline", ["カーネル", "CPU カーネル", "プロファイル開始からの時間 (µs)"], ["kernels", "CPU kernels", "time since the profile started (µs)"]),
-        ("sweep", ["要素数", "1 回あたりの時間", "実効帯域", "単純なコピー"], ["elements", "time per call", "effective bandwidth", "plain copy"]),
+        ("sweep", ["要素数", "1 回あたりの時間", "実効帯域幅", "単純なコピー"], ["elements", "time per call", "effective bandwidth", "plain copy"]),
         ("copy_roof", ["キャッシュ", "対数目盛", "Python のループから"], ["cache", "log scale", "from a Python loop"]),
-        ("roofline", ["算術強度", "メモリ律速", "演算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
-        ("cos_chain", ["イーガー", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
+        ("roofline", ["算術強度", "メモリ律速", "計算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
+        ("cos_chain", ["イーガー版", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
         ("regions", ["コンパイル済み領域", "グラフ間の演算", "グラフブレーク 1 個"], ["compiled regions", "ops between graphs", "1 graph break"]),
         ("overhead", ["GPU のキャプチャが必要"], ["GPU capture needed"]),  # a CPU capture: the placeholder
     ],
@@ -423,7 +423,7 @@ def test_sweep_without_per_length_copies_draws_the_copy_bandwidth_as_a_roof(lang
     roof_gbs = cap.data["copy_bandwidth_bytes_per_s"] / 1e9
     assert fig.data["roof_gbs"] == round(roof_gbs, 3) and fig.data["series"] == ["eager", "compiled"]
     label = "".join(with_class(root, "kb-roof-label")[0].itertext())
-    assert label == ("copy bandwidth 3.9 TB/s" if lang == "en" else "コピー帯域 3.9 TB/s")
+    assert label == ("copy bandwidth 3.9 TB/s" if lang == "en" else "コピーの帯域幅 3.9 TB/s")
 
 
 def test_sweep_bandwidth_is_bytes_moved_over_time():
@@ -451,7 +451,7 @@ def test_sweep_log_axes_label_decades():
 def test_sweep_without_copy_bandwidth_has_no_roof():
     fig = figures.figure("sweep", "ja", {SWEEP: sweep_capture(roof=None)})
     assert fig.data["roof_gbs"] is None and fig.data["device"] == "cuda"
-    assert not with_class(parse(fig.svg), "kb-roof") and "コピー帯域" not in fig.svg
+    assert not with_class(parse(fig.svg), "kb-roof") and "コピーの帯域幅" not in fig.svg
     assert "NVIDIA H200" in fig.caption
 
 

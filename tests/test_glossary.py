@@ -21,9 +21,9 @@ BOOK = G.load(ROOT / "docs" / "glossary.yml", LANGS, source="docs/glossary.yml")
 # The terms the chapters' notes name (ch01 … ch04) and the issue's pairs: every one must be in the file.
 REQUIRED = {
     "kernel": ("カーネル", "kernel"), "launch": ("起動", "launch"), "thread": ("スレッド", "thread"),
-    "warp": ("ワープ", "warp"), "block": ("ブロック", "block"), "gpu-memory": ("GPU メモリ", "GPU memory"),
+    "warp": ("ワープ", "warp"), "block": ("スレッドブロック", "thread block"), "gpu-memory": ("GPU メモリ", "GPU memory"),
     "fusion": ("融合", "fusion"), "eager-mode": ("イーガーモード", "eager mode"), "guard": ("ガード", "guard"),
-    "l2-cache": ("L2 キャッシュ", "L2 cache"), "profiler": ("プロファイラ", "profiler"), "bandwidth": ("帯域", "bandwidth"),
+    "l2-cache": ("L2 キャッシュ", "L2 cache"), "profiler": ("プロファイラ", "profiler"), "bandwidth": ("帯域幅", "bandwidth"),
 }
 FROM_THE_NOTES = {
     "ch01": ["elementwise", "view", "asynchronous", "synchronise", "warm-up", "reduction", "dispatcher", "caching-allocator",
@@ -32,7 +32,7 @@ FROM_THE_NOTES = {
              "overhead-bound"],
     "ch03": ["graph-break", "recompile", "recompile-limit", "cuda-graph", "dynamic-shapes", "dynamo", "inductor",
              "compiled-region", "epilogue", "launch-bound"],
-    "ch04": ["program", "mask", "grid", "offsets", "lane", "pointer", "load-store", "constexpr", "triton-interpreter"],
+    "ch04": ["element-block", "program", "mask", "grid", "offsets", "lane", "pointer", "load-store", "constexpr", "triton-interpreter"],
 }
 
 
@@ -359,7 +359,7 @@ def test_an_entry_missing_a_language_or_disagreeing_fails_the_build(tmp_path):
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     terms = {t["id"]: t for t in raw["terms"]}
     del terms["warp"]["en"]["definition"]
-    terms["block"]["en"]["definition"] = "A group of 256 GPU threads that a launch starts together."
+    terms["block"]["en"]["definition"] = "A group of 256 GPU threads (`blockDim.x`) that a launch starts together."
     path.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
     out = _fails(book, tmp_path)
     # each problem names the line where its entry starts

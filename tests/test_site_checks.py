@@ -152,7 +152,7 @@ def test_the_quiz_answers_show_the_captured_kernel_names(built_site, lang):
         raw = json.loads((ROOT / "snippets" / "ch01" / "captures" / f"{snippet}.cpu.json").read_text())
         name = next(k["name"] for k in raw["sessions"][session]["kernels"] if needle in k["name"])
         assert re.sub(r"^graph_\d+_", "", name) in shown or name in shown, (name, shown)  # shown without inductor's graph prefix
-    sessions = "profiler session 2 of 2" if lang == "en" else "profiler セッション 2 / 2"
+    sessions = "profiler session 2 of 2" if lang == "en" else "プロファイラのセッション 2 / 2"
     assert sessions in page.get_text()  # counted from one, as a reader counts
 
 

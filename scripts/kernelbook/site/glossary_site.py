@@ -159,10 +159,15 @@ _PLANNED: dict[tuple, tuple[object, dict, dict[Path, dict[str, Any]]]] = {}
 _MADE: dict[str, Any] = {}  # "context": what the notebooks in "made" were made with
 
 
+# The Japanese terminology sheet beside the glossary: read by tests/test_terminology.py, not by the build
+TERMINOLOGY = "terminology.yml"
+
+
 def without_data(files, settings: BookSettings):
-    """MkDocs' files without the book's data files (the glossary's, the vendor specifications'):
-    they are the plugin's, not files of the site."""
-    data = {path.resolve() for path in (settings.glossary, settings.docs_dir / gpu_specs.FILE) if path is not None}
+    """MkDocs' files without the book's data files (the glossary's, the vendor specifications',
+    the terminology sheet): they are the book's sources, not files of the site."""
+    data = {path.resolve() for path in (settings.glossary, settings.docs_dir / gpu_specs.FILE, settings.docs_dir / TERMINOLOGY)
+            if path is not None}
     for file in list(files):
         if file.abs_src_path and Path(file.abs_src_path).resolve() in data:
             files.remove(file)

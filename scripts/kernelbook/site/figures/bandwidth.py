@@ -52,8 +52,8 @@ S = Strings({
         "counted as reading x once and writing the result once, as the plain copy does, over the median time{device}.",
     },
     "ja": {
-        "v_eager": "イーガー",
-        "v_naive": "素朴な版 (5 演算、イーガー)",
+        "v_eager": "イーガー版",
+        "v_naive": "素朴な版 (5 演算、イーガーモード)",
         "v_torch": "torch.softmax",
         "v_compiled": "torch.compile",
         "v_triton": "自分の Triton カーネル",
@@ -90,7 +90,7 @@ class Spec:
 
 ADD_RELU = Spec("add_relu_bandwidth", "ch04/add_relu_bandwidth", "elements", ("eager", "compiled", "triton", "copy"), "caption_add_relu",
                 {"en": "Achieved bandwidth of add+relu (eager, torch.compile, your Triton kernel, a plain copy) against length",
-                 "ja": "add+relu の実効帯域幅 (イーガー、torch.compile、自分の Triton カーネル、単純なコピー) を長さに対して描いた図"})
+                 "ja": "add+relu の実効帯域幅 (イーガー版、torch.compile、自分の Triton カーネル、単純なコピー) を長さに対して描いた図"})
 SOFTMAX = Spec("softmax_bandwidth", "ch04/fused_softmax", "n_cols", ("naive", "torch", "compiled", "triton", "copy"), "caption_softmax",
                {"en": "Achieved bandwidth of softmax (naive, torch.softmax, torch.compile, your Triton kernel, a plain copy) "
                       "against row length",

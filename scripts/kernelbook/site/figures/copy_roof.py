@@ -59,13 +59,13 @@ S = Strings({
         "memory_cuda": "GPU メモリ",
         "memory_cpu": "外側のキャッシュ、メインメモリ",
         "cache_line": "{name} {size}",
-        "spec": "メモリインタフェースのピーク {bw}",
+        "spec": "メモリインターフェースのピーク {bw}",
         "point": "{size} を移動: {bw}",
-        "alt": "単純なコピーの帯域を、動かすバイト数 {lo} から {hi} に対して示したグラフ{device}。{series}"
+        "alt": "単純なコピーの帯域幅を、動かすバイト数 {lo} から {hi} に対して示したグラフ{device}。{series}"
         "最高の {best} は {best_size} で出て、いちばん大きなコピーは {largest} だった。{cache}",
-        "alt_series": "測り方: {what}。",
+        "alt_series": "測定は {what}。",
         "alt_cache": "{name} キャッシュ ({size}) を示してあり、そこに収まるコピーは最高 {cache_best} だった。",
-        "caption": "{k} 通りの大きさでのコピーの帯域 (読み書きしたバイト数 ÷ 時間){device}。測り方: {what}{cache}。",
+        "caption": "{k} 通りの大きさでのコピーの帯域幅 (読み書きしたバイト数 ÷ 時間){device}。測定は {what}{cache}。",
         "caption_cache": "。破線は {name} キャッシュ ({size}) を、網掛けはそこに収まるコピーを示す",
         "alt_edge": "コピーが {name} キャッシュからはみ出した位置 ({size} を移動したところ) を示してあり、そこまでのコピーは最高 {cache_best} だった。",
         "caption_edge": "。破線はコピーが {name} キャッシュからはみ出した位置 ({size} を移動したところ) を、網掛けはそこまでのコピーを示す",

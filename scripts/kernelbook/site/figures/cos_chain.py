@@ -39,7 +39,7 @@ S = Strings({
         "the time per call.",
     },
     "ja": {
-        "eager": "イーガー",
+        "eager": "イーガー版",
         "compiled": "torch.compile",
         "launches": "(a) 1 回あたりのカーネル数",
         "time": "(b) 1 回あたりの時間 ({unit})",
@@ -47,10 +47,10 @@ S = Strings({
         "tip_launches": "k = {k}: {count}",
         "tip_time": "k = {k}: {t}",
         "alt": "x.cos() を k 回適用したときのグラフ 2 つ。k = {ks}{device}。左: 1 回の呼び出しで起動されたカーネル数は、"
-        "イーガーが {eager_n}、torch.compile が {compiled_n}。右: 1 回あたりの時間は、イーガーが k = {k0} の {e0} から "
+        "イーガー版が {eager_n}、torch.compile が {compiled_n}。右: 1 回あたりの時間は、イーガー版が k = {k0} の {e0} から "
         "k = {k1} の {e1} まで、torch.compile が {c0} から {c1} まで。",
-        "caption": "x.cos() を k 回適用したときの、イーガー版とコンパイル版{device}: プロファイルした 1 回の呼び出しが起動した"
-        "カーネル数と、1 回あたりの時間。",
+        "caption": "x.cos() を k 回適用したときの、イーガー版とコンパイル版それぞれの、プロファイルした 1 回の呼び出しが起動した"
+        "カーネル数と 1 回あたりの時間{device}。",
     },
 })
 

@@ -27,7 +27,7 @@ CLASSES = {"eager": "kb-eager", "compiled": "kb-compiled", "cuda_graph": "kb-cop
 
 SUBJECT = {
     "en": 'Time per call of a small and a large MLP, eager, compiled and with mode="reduce-overhead" (CUDA graphs)',
-    "ja": '小さい MLP と大きい MLP の 1 回あたりの時間 (イーガー、コンパイル、mode="reduce-overhead" の CUDA グラフ)',
+    "ja": '小さい MLP と大きい MLP の 1 回あたりの時間 (イーガー版、コンパイル版、mode="reduce-overhead" の CUDA グラフ)',
 }
 
 S = Strings({
@@ -51,7 +51,7 @@ S = Strings({
         "o_rows_sep": "; ",
     },
     "ja": {
-        "o_eager": "イーガー",
+        "o_eager": "イーガー版",
         "o_compiled": "torch.compile",
         "o_cuda_graph": "CUDA グラフ",
         "o_group": "{size}: バッチ {batch}、幅 {width}",
@@ -64,9 +64,9 @@ S = Strings({
         "o_launches": "{size} での 1 回の呼び出し: {items}。",
         "o_launch_item": "{variant} は{counts}",
         "o_and": "と",
-        "o_alt_row": "{size}: イーガー {eager}、torch.compile {compiled}、CUDA グラフ {cuda_graph}",
+        "o_alt_row": "{size}: イーガー版 {eager}、torch.compile {compiled}、CUDA グラフ {cuda_graph}",
         "o_alt": "対数の時間軸の横棒グラフ{device}。{rows}。{launches}",
-        "o_caption": "同じ MLP をイーガー、コンパイル、CUDA グラフの再生で実行したときの 1 回あたりの時間。大きさは {sizes}{device}。",
+        "o_caption": "同じ MLP をイーガーモード、コンパイル、CUDA グラフの再生で実行したときの 1 回あたりの時間。大きさは {sizes}{device}。",
         "o_rows_sep": "。",
     },
 })

@@ -29,7 +29,7 @@ COMMON: dict[str, dict[str, str]] = {
         "list_last": "、",
         "on_cpu": " (CPU での予行演習)",
         "on_gpu": " ({name})",
-        "on_mixed": " (イーガーは {eager}、コンパイル版は {compiled} で測定)",
+        "on_mixed": " (イーガー版は {eager}、コンパイル版は {compiled} で測定)",
     },
 }
 

@@ -49,23 +49,23 @@ S = Strings({
     },
     "ja": {
         "s_time": "(a) 1 回あたりの時間",
-        "s_bw": "(b) 実効帯域",
+        "s_bw": "(b) 実効帯域幅",
         "s_bw_sub": "動かすバイト数 ÷ 時間",
         "s_x": "要素数 (対数目盛)",
-        "s_eager": "イーガー",
+        "s_eager": "イーガー版",
         "s_compiled": "torch.compile",
         "s_copy": "単純なコピー",
-        "s_roof": "コピー帯域 {bw}",
+        "s_roof": "コピーの帯域幅 {bw}",
         "s_point_time": "{n} 要素: {value}",
         "s_point_bw": "{n} 要素: {value} (配列 {arrays} 本分)",
         "s_alt": "要素数 {lo} から {hi} までの {k} 通りの長さについての両対数グラフ 2 つ{device}。左: 1 回あたりの時間。"
-        "{hi} 要素でイーガーは {eager_t}、torch.compile は {compiled_t}。右: イーガーは配列 {eager_arrays} 本分、"
-        "コンパイル版は {fused_arrays} 本分を動かすとした実効帯域。{hi} 要素でイーガーは {eager_bw}、"
+        "{hi} 要素でイーガー版は {eager_t}、torch.compile は {compiled_t}。右: イーガー版は配列 {eager_arrays} 本分、"
+        "コンパイル版は {fused_arrays} 本分を動かすとした実効帯域幅。{hi} 要素でイーガー版は {eager_bw}、"
         "torch.compile は {compiled_bw}{roof}。",
-        "s_alt_roof": "。測定したコピー帯域は {bw}",
+        "s_alt_roof": "。測定したコピーの帯域幅は {bw}",
         "s_alt_copy": "、同じ方法で測った単純なコピーは {bw}",
-        "s_caption": "要素数 {lo} から {hi} までのイーガー版とコンパイル版の (a + b).relu(): 1 回あたりの時間と、"
-        "イーガーが配列 {eager_arrays} 本分、コンパイル版が {fused_arrays} 本分を動かすとしたときの実効帯域{copy}{device}。",
+        "s_caption": "要素数 {lo} から {hi} までの、イーガー版とコンパイル版の (a + b).relu() の 1 回あたりの時間と、"
+        "イーガー版が配列 {eager_arrays} 本分、コンパイル版が {fused_arrays} 本分を動かすとしたときの実効帯域幅{copy}{device}。",
         "s_caption_copy": "。比較のため、同じ方法で測った単純なコピー (配列 2 本分) も示す",
     },
 })

@@ -38,7 +38,7 @@ S = Strings({
         "l_groups_sep": "; ",
     },
     "ja": {
-        "l_eager": "イーガー: {kernels}",
+        "l_eager": "イーガー版: {kernels}",
         "l_compiled": "torch.compile: {kernels}",
         "l_lane_launch": "CPU 起動",
         "l_lane_gpu": "GPU カーネル",
@@ -48,7 +48,7 @@ S = Strings({
         "l_tip": "{name}: 開始 {ts} µs、所要 {dur} µs",
         "l_group_alt": "{title} ({names})、最後のものは {end} µs に終了",
         "l_alt": "各版の 1 回の呼び出しを共通の時間軸に並べたタイムライン{device}。{groups}。",
-        "l_caption": "各版の 1 回の呼び出しを共通の時間軸に並べたもの: イーガーは{eager}、torch.compile は{compiled}"
+        "l_caption": "各版の 1 回の呼び出しを共通の時間軸に並べたもの。イーガー版は{eager}、torch.compile は{compiled}"
         "を起動します{device}。",
         "l_groups_sep": "。",
     },

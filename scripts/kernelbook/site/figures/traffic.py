@@ -82,7 +82,7 @@ S = Strings({
         "among them; the fused kernel makes {fused}.",
     },
     "ja": {
-        "t_eager": "イーガー: {kernels}",
+        "t_eager": "イーガー版: {kernels}",
         "t_fused": "融合 (torch.compile): {kernels}",
         "t_chip": "GPU チップ",
         "t_memory": "GPU メモリ",
@@ -94,10 +94,10 @@ S = Strings({
         "t_legend_trip": "{names}: 書き出して読み戻す",
         "t_pass": "カーネル {kernel} が {reads} を読んで {writes} を書く",
         "t_pass_sep": "。",
-        "t_alt": "(a + b).relu() のメモリトラフィック。イーガー: {eager_passes}。GPU メモリとチップのあいだの配列まるごとの"
+        "t_alt": "(a + b).relu() のメモリトラフィック。イーガー版: {eager_passes}。GPU メモリとチップのあいだの配列まるごとの"
         "転送は {eager_n} 回で、{trips} は GPU メモリへ出て戻ってくる。融合: {fused_passes}。転送は {fused_n} 回で、"
         "{kept} はレジスタに留まる。",
-        "t_caption": "イーガーの (a + b).relu() は GPU メモリとチップのあいだで配列まるごとの転送を {eager_n} 回 ({trips} の往復を含む) "
+        "t_caption": "イーガー版の (a + b).relu() は GPU メモリとチップのあいだで配列まるごとの転送を {eager_n} 回 ({trips} の往復を含む) "
         "行い、融合したカーネルは {fused_n} 回で済みます。",
     },
 })
