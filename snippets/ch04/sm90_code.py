@@ -130,7 +130,7 @@ def instructions_without_slow_path(compiled):
 
 
 def occupancy(registers, shared_bytes, num_warps):
-    """Blocks of this kernel one SM holds at once, which limit decides, and the share of its threads used."""
+    """Blocks of this kernel one SM holds at once, which limits decide, and the share of its threads used."""
     threads = 32 * num_warps
     per_warp = -(-registers * 32 // REGISTER_UNIT) * REGISTER_UNIT  # rounded up to the allocation unit
     fits = {
@@ -139,8 +139,10 @@ def occupancy(registers, shared_bytes, num_warps):
         "registers": SM90["registers"] // (per_warp * num_warps),
         "shared memory": SM90["shared_bytes"] // (shared_bytes + SHARED_RESERVED),
     }
-    limit = min(fits, key=fits.get)
-    return fits[limit], limit, fits[limit] * threads / SM90["threads"]
+    blocks = min(fits.values())
+    # Every limit that allows no more than that binds; a tie names them all ("threads = registers").
+    limit = " = ".join(name for name, fit in fits.items() if fit == blocks)
+    return blocks, limit, blocks * threads / SM90["threads"]
 
 
 def facts(kernel, signature, block_size, num_warps, divisible):
