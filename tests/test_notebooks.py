@@ -162,7 +162,7 @@ def test_directives_become_what_a_notebook_can_show(generated, book, lang):
     nb = generated[lang]
     source = "\n".join(text(c["source"]) for c in markdown_cells(nb))
     # claims as their values; a scoped claim without its device's capture as the page's placeholder
-    assert ("profiler が記録したカーネルの起動は 1 回でした" if lang == "ja" else "the profiler recorded 1 kernel launch") in _unlinked(source)
+    assert ("プロファイラが記録したカーネルの起動は 1 回でした" if lang == "ja" else "the profiler recorded 1 kernel launch") in _unlinked(source)
     assert f"*{label('needs_cuda', lang)}*" in source
     kernel = book["ch01/eager_profile"].shown.sessions[-1].kernels[0].name
     assert f"<code>{kernel}</code>" in source

@@ -78,6 +78,13 @@ def spec_bandwidth():
     props = torch.cuda.get_device_properties(0)
     clock_khz = getattr(props, "memory_clock_rate", 0)
     bus_bits = getattr(props, "memory_bus_width", 0)
+    if not (clock_khz and bus_bits):
+        # CUDA 13 dropped the memory clock from cudaDeviceProp, so torch may report none;
+        # the driver still gives both (cuDeviceGetAttribute), and triton reads them.
+        from triton.runtime import driver
+
+        info = driver.active.utils.get_device_properties(torch.cuda.current_device())
+        clock_khz, bus_bits = info["mem_clock_rate"], info["mem_bus_width"]
     return 2 * clock_khz * 1e3 * bus_bits / 8 if clock_khz and bus_bits else None
 
 

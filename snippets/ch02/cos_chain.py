@@ -83,6 +83,11 @@ for k in ks:
     })
     print(f"{k:>3} {eager_s * 1e3:>10.3f} {compiled_s * 1e3:>12.3f} {eager_s / compiled_s:>14.2f}x")
 
+# The same bytes with no arithmetic: a copy that, like one eager cos, reads x and writes
+# a new array. Eager k = 1 against it says how much of one cos is its bytes.
+copy_s = seconds_per_call(lambda: torch.clone(x))
+print(f"copy of the same array: {copy_s * 1e3:.3f} ms")
+
 results = {
     "device": device,
     "elements": elements,
@@ -90,4 +95,5 @@ results = {
     "ks": ks,
     "sessions": sessions,
     "rows": rows,
+    "copy_s": copy_s,
 }
