@@ -49,7 +49,8 @@ def edit(path: Path, change) -> Path:
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink() and ".kernelbook" not in p.parts}
 
 
 # ---------------------------------------------------------------- High 1: render OUT

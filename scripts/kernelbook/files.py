@@ -144,3 +144,38 @@ def fingerprint(*folders: Path) -> tuple[tuple[str, int, int], ...]:
             if path.is_file():
                 found.append((str(path), stat.st_mtime_ns, stat.st_size))
     return tuple(found)
+
+
+# ---------------------------------------------------------------- writing where a link may wait
+
+
+def link_on_the_way(base: Path, path: Path) -> Path | None:
+    """The first link (or a non-folder where a folder must be) between ``base`` and ``path``, ``path`` included; None: none.
+
+    A write below ``base`` goes only into real folders of it: a link left there (``OUT/en -> the book's docs``)
+    would have the write land wherever it points.
+    """
+    rel = path.relative_to(base)
+    for depth in range(1, len(rel.parts) + 1):
+        part = base.joinpath(*rel.parts[:depth])
+        if part.is_symlink():
+            return part
+        if depth < len(rel.parts) and part.exists() and not part.is_dir():
+            return part
+    return None
+
+
+def check_regular_target(path: Path) -> None:
+    """``path`` may be (re)written as a regular file: absent, or a regular file itself (never a device, FIFO, folder or link)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            raise InputError(f"{path}: cannot write: {path.parent} is not a folder") from None
+        return
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise InputError(f"{path}: cannot write: a link (to {os.readlink(path)}); remove it or name another file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path}: cannot write: {_kind(info.st_mode)}, not a regular file; name a new file")
