@@ -170,7 +170,7 @@ def test_merge_drops_a_contributed_previous(tmp_path):
 def test_merge_refuses_an_impossible_or_future_captured_at(tmp_path, when, says):
     book = tree(tmp_path / "book", snippets=("ch01/a",))
     theirs = tree(tmp_path / "theirs", snippets=("ch01/a",))
-    gpu_capture(theirs, "ch01/a", T4, captured_at=when)
+    edit(gpu_capture(theirs, "ch01/a", T4), lambda raw: raw["environment"].update(captured_at=when))
     one_line(kb(book, "merge", str(theirs)), "captured_at", says)
     assert not (book / A_T4).exists()
     gpu_capture(book, "ch01/a", T4)  # a real, later merge still goes in

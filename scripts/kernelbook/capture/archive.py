@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from .. import gpus
 from ..errors import KernelbookError
+from ..freshness import brought_problem
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, load
 from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
 from .kernels import MAX_TRACE_BYTES
@@ -64,6 +65,8 @@ def pack(root: Path, out: Path, key: str, snippets: list[Snippet] | None = None,
         if capture.freshness.source_hash != current:
             raise KernelbookError(f"{path}: captured from another version of snippets/{snippet.id}.py; "
                                   f"re-run `kernelbook capture --device cuda {snippet.id}` before packing")
+        if why := brought_problem(capture):
+            raise KernelbookError(f"{path}: {why}, before packing")
         env = environment_of(capture)
         if environment is None:
             environment = env

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..errors import KernelbookError, shown
 from ..files import InputError, read_bounded
+from ..freshness import brought_problem
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
 from .. import gpus
 from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
@@ -109,7 +110,11 @@ def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
         if not data.startswith(b"\x1f\x8b"):
             raise KernelbookError(f"{trace}: not a gzip file")
         files.append((name, data))
-    files.append((path.name, read_bounded(path, MAX_CAPTURE_BYTES, gzipped=False)))
+    data = read_bounded(path, MAX_CAPTURE_BYTES, gzipped=False)
+    if capture.previous is not None:  # what it replaced elsewhere is no history of this tree's: history is made here (settle)
+        capture = dataclasses.replace(capture, previous=None)
+        data = dumps(capture).encode("utf-8")
+    files.append((path.name, data))
     return Incoming(snippet, device, path, capture, tuple(files))
 
 
@@ -163,6 +168,11 @@ def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merge
     """Validate everything in ``dirs`` first, then install: a bad or stale input writes nothing."""
     with store.tree_lock(root, sys.stderr, "kernelbook merge"):
         incoming = collect(root, dirs)
+        for item in incoming:  # what the build could never show, or dated after this machine's clock: refused outright
+            if why := brought_problem(item.capture):
+                target = item.snippet.capture_path(item.device)
+                over = f" (over {shown(target, root)})" if target.exists() else ""
+                raise KernelbookError(f"{item.source}{over}: {why}")
         for item in incoming:  # before anything is written, nor read through a link
             store.check_folder(root, item.snippet.capture_path(item.device).parent)
         incoming = [settle(item) for item in incoming]
