@@ -155,7 +155,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise KernelbookError(f"--threshold {args.threshold}: expected a fraction such as 0.1 (±10 %), above 0 and below 10")
     if len(args.sides) > 2:
         raise KernelbookError("give at most two arguments: kernelbook diff [REF], or kernelbook diff DIR_A DIR_B")
-    if args.gpu or args.against:  # one tree (or folder), two GPUs: the new GPU's captures against the reference GPU's
+    if args.gpu is not None or args.against is not None:  # one tree (or folder), two GPUs: the new GPU's captures against the reference GPU's
         old, new = trees.gpu_sides(root, args.sides, args.gpu, args.against)
     elif len(args.sides) == 2:
         old, new = (trees.folder(Path(d)) for d in args.sides)

@@ -52,6 +52,12 @@ def _add(found: dict[Key, Capture], bad: list[str], rel: str, where: str, read, 
         bad.append(f"{where}: records {capture.snippet} ({capture.device}), but its path says {key[0]} ({key[1]}); "
                    f"re-run `kernelbook capture --force {key[0]}`")
         return
+    named, env = gpus.key_of(key[1]), capture.environment
+    recorded = gpus.gpu_key(env.device_name, env.compute_capability)
+    if named is not None and recorded != named:  # as status and the build read it (freshness.assess): unreadable
+        bad.append(f"{where}: records GPU {env.device_name} (key {recorded}), but its name says {named}; "
+                   "re-capture it, or rename it to its GPU's key")
+        return
     found[key] = capture
 
 
@@ -93,17 +99,33 @@ def gpu_sides(root: Path, sides: list[str], gpu: str | None, against: str | None
     A KEY that has no capture there is a usage error naming the GPUs that have one: a diff
     against nothing would list every snippet as added or removed.
     """
-    if not gpu:
+    for flag, key in (("--gpu", gpu), ("--against", against)):
+        if key is not None and not gpus.KEY.fullmatch(key):  # `--gpu ''` (an unset variable) was a plain diff
+            raise KernelbookError(f"{flag} {key!r}: a GPU key is lower-case letters, digits and _ (e.g. t4, a100_80gb; guide/gpu.md#gpu-keys)")
+    if gpu is None:
         raise KernelbookError("--against KEY names the GPU that --gpu KEY is compared with: give --gpu KEY too "
                               "(kernelbook diff --gpu KEY [--against KEY])")
     against = against or gpus.reference_gpu(root)
     if not against or len(sides) > 1:
         raise KernelbookError("--gpu KEY compares one tree's GPUs: give at most one folder, and --against KEY "
                               "where mkdocs.yml names no reference_gpu")
-    side = folder(Path(sides[0])) if sides else working_tree(root)
-    old, new = gpu_side(side, against), gpu_side(side, gpu)
+    if against == gpu:  # one GPU against itself says "no difference" of anything: its captures at HEAD against the tree's
+        if sides:
+            raise KernelbookError(f"--gpu {gpu} --against {gpu} with a folder compares its captures with themselves; "
+                                  "give another --against KEY, or run it in the tree (HEAD against the working tree)")
+        try:
+            head = at_ref(root, "HEAD")
+        except KernelbookError as exc:
+            raise KernelbookError(f"--gpu {gpu} is the GPU it is compared with, so HEAD's {gpu} captures are compared "
+                                  f"with the working tree's, but {exc}") from None
+        old, side = gpu_side(head, gpu), working_tree(root)
+        new = gpu_side(side, gpu)
+    else:
+        side = folder(Path(sides[0])) if sides else working_tree(root)
+        old, new = gpu_side(side, against), gpu_side(side, gpu)
     have = sorted(gpu_keys(side))
-    for flag, key, found in (("--gpu", gpu, new), ("--against", against, old)):
+    checked = [("--gpu", gpu, new)] + ([("--against", against, old)] if against != gpu else [])  # HEAD may hold none yet
+    for flag, key, found in checked:
         if not found.captures and not side.bad:  # a file that could not be read is reported instead (exit 2)
             what = (f"give the key of a GPU with captures there ({', '.join(have)}; guide/gpu.md#gpu-keys)" if have else
                     "it holds no GPU's captures: merge some first (kernelbook merge ARCHIVE)")
