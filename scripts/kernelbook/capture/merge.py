@@ -62,6 +62,9 @@ def collect(root: Path, dirs: list[Path]) -> list[Incoming]:
     known = {s.id: s for s in discover(root)}
     chosen: dict[tuple[str, str], Incoming] = {}
     for folder in dirs:
+        if folder.exists() and not folder.is_dir():
+            raise KernelbookError(f"{folder}: not a folder nor a .tar.gz archive (kernelbook pack writes NAME.tar.gz); "
+                                  "give a folder laid out like the tree (DIR/snippets/...) or an archive")
         if not folder.is_dir():
             raise KernelbookError(f"{folder}: no such folder")
         for path in sorted((folder / "snippets").glob(f"*/{CAPTURE_DIR}/*.json")):
