@@ -183,23 +183,36 @@ def _git(root: Path, args: list[str], ref: str, stdin: bytes | None = None) -> s
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
-def _cat(root: Path, commit: str, paths: list[str], ref: str) -> dict[str, bytes]:
-    """The blobs at ``commit:path``, all through one ``git cat-file --batch``."""
+def _cat(root: Path, commit: str, paths: list[str], ref: str, limit: int = MAX_CAPTURE_BYTES) -> dict[str, bytes | None]:
+    """The blobs at ``commit:path``, through ``git cat-file``: sizes first (``--batch-check``), then only the blobs of at
+    most ``limit`` bytes in one ``--batch`` (a huge committed file is never read into memory); None for one too large."""
+    paths = [p for p in paths if "\n" not in p]  # one request per line: a name holding a newline would be two
     if not paths:
         return {}
-    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
-    try:
-        done = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input=request, capture_output=True, timeout=300)
-    except FileNotFoundError:
-        raise KernelbookError("git is not installed: compare two folders instead (kernelbook diff DIR_A DIR_B)") from None
-    out, at, blobs = done.stdout, 0, {}
-    for path in paths:
+    sizes: dict[str, int | None] = {}
+    checked = _batch(root, "--batch-check", [f"{commit}:{p}" for p in paths])
+    for path, line in zip(paths, checked.split(b"\n")):
+        header = line.split()
+        if len(header) == 3 and header[1] == b"blob":  # else "missing", or a submodule / link: not a capture file
+            sizes[path] = int(header[2]) if int(header[2]) <= limit else None
+    wanted = [p for p, size in sizes.items() if size is not None]
+    out, at, blobs = _batch(root, "--batch", [f"{commit}:{p}" for p in wanted]) if wanted else b"", 0, {}
+    for path in wanted:
         end = out.index(b"\n", at)
         header = out[at:end].split()
         at = end + 1
         if len(header) != 3 or header[1] != b"blob":
-            continue  # "missing", or a submodule / link: not a capture file
+            continue
         size = int(header[2])
         blobs[path] = out[at:at + size]
         at += size + 1
-    return blobs
+    return {path: blobs.get(path) for path in sizes}
+
+
+def _batch(root: Path, mode: str, requests: list[str]) -> bytes:
+    request = "".join(f"{r}\n" for r in requests).encode("utf-8", "surrogateescape")
+    try:
+        done = subprocess.run(["git", "-C", str(root), "cat-file", mode], input=request, capture_output=True, timeout=300)
+    except FileNotFoundError:
+        raise KernelbookError("git is not installed: compare two folders instead (kernelbook diff DIR_A DIR_B)") from None
+    return done.stdout
