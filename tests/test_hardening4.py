@@ -347,3 +347,19 @@ def test_diff_gpu_empty_is_a_usage_error(tmp_path):
     gpu_capture(root, "ch01/a", A100)
     one_line(kb(root, "diff", "--gpu", ""), "--gpu ''")
     one_line(kb(root, "diff", "--gpu", "t4", "--against", ""), "--against ''")
+
+
+@pytest.mark.parametrize("what", ["capture", "captures folder"])
+def test_merge_reads_no_link_out_of_the_folder_it_is_given(tmp_path, what):
+    book = tree(tmp_path / "book", snippets=("ch01/a",))
+    elsewhere = tree(tmp_path / "elsewhere", snippets=("ch01/a",))
+    gpu_capture(elsewhere, "ch01/a", T4)
+    given = tmp_path / "given"
+    if what == "capture":
+        (given / "snippets/ch01/captures").mkdir(parents=True)
+        (given / A_T4).symlink_to(elsewhere / A_T4)
+    else:
+        (given / "snippets/ch01").mkdir(parents=True)
+        (given / "snippets/ch01/captures").symlink_to(elsewhere / "snippets/ch01/captures")
+    one_line(kb(book, "merge", str(given)), "link", str(given))
+    assert not (book / A_T4).exists()

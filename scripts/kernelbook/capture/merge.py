@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import KernelbookError, shown
-from ..files import InputError, read_bounded
+from ..files import InputError, link_on_the_way, read_bounded
 from ..freshness import brought_problem
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
 from .. import gpus
@@ -68,6 +68,7 @@ def collect(root: Path, dirs: list[Path]) -> list[Incoming]:
         if not folder.is_dir():
             raise KernelbookError(f"{folder}: no such folder")
         for path in sorted((folder / "snippets").glob(f"*/{CAPTURE_DIR}/*.json")):
+            _no_link(folder, path)
             incoming = _read(path, known)
             key = (incoming.snippet.id, incoming.device)
             earlier = chosen.get(key)
@@ -79,6 +80,14 @@ def collect(root: Path, dirs: list[Path]) -> list[Incoming]:
                     f"{incoming.snippet.id} ({incoming.device}); shards must not overlap"
                 )
     return [chosen[key] for key in sorted(chosen)]
+
+
+def _no_link(folder: Path, path: Path) -> None:
+    """``path`` is a real file of ``folder``: a link in a contributed folder would have merge read (and install) a file from elsewhere."""
+    found = link_on_the_way(folder, path)
+    if found is not None:
+        raise KernelbookError(f"{found} is a link or not a folder; merge reads only the real files of the folders it is given: "
+                              "copy the captures there instead of linking them")
 
 
 def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
@@ -106,6 +115,7 @@ def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
         if name != expected:
             raise KernelbookError(f"{path}: names trace {name!r}, expected {expected!r}")
         trace = path.parent / name
+        _no_link(path.parent, trace)
         try:
             data = read_bounded(trace, MAX_TRACE_BYTES, gzipped=False)
         except InputError as exc:
@@ -189,8 +199,8 @@ def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merge
 def _tree_files(incoming: Incoming) -> tuple[tuple[str, bytes], ...] | None:
     folder = incoming.snippet.capture_path(incoming.device).parent
     try:
-        return tuple((name, (folder / name).read_bytes()) for name, _ in incoming.files)
-    except OSError:
+        return tuple((name, read_bounded(folder / name, MAX_TRACE_BYTES, gzipped=False)) for name, _ in incoming.files)
+    except InputError:  # missing, or not a regular file (never waited on): not the incoming files
         return None
 
 
