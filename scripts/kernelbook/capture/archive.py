@@ -172,10 +172,14 @@ def unpack(root: Path, archive: Path, into: Path) -> Path:
         if f".cuda-{key}." not in name.rsplit("/", 1)[-1]:
             raise KernelbookError(f"{where}: {name} is not a capture of GPU {key} (unknown GPU key); an archive holds one GPU's captures")
     _check_versions(root, members, manifest.get("snippets"), key, where, environment)
-    for name, data in members.items():
-        target = into / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    try:
+        for name, data in members.items():
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    except OSError as exc:
+        raise KernelbookError(f"{where}: cannot unpack it into {into.parent} ({exc.strerror or exc}); "
+                              "free space there (or set TMPDIR to a folder with room) and merge again") from None
     return into
 
 

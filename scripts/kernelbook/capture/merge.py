@@ -193,7 +193,15 @@ def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merge
             for item in incoming:
                 if item.files != _tree_files(item) and (why := stale_over_fresh(item, root)):
                     raise KernelbookError(why)
-        return [Merged(item, install(item)) for item in incoming]
+        merged = []
+        for item in incoming:
+            try:
+                merged.append(Merged(item, install(item)))
+            except OSError as exc:  # a full disk, a read-only tree: what is installed stays whole (store.install)
+                folder = item.snippet.capture_path(item.device).parent
+                raise KernelbookError(f"{shown(folder, root)}: cannot write ({exc.strerror or exc}); {len(merged)} of "
+                                      f"{len(incoming)} capture(s) merged, each whole: free space or fix permissions, then merge again") from None
+        return merged
 
 
 def _tree_files(incoming: Incoming) -> tuple[tuple[str, bytes], ...] | None:

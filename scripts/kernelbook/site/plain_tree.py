@@ -112,19 +112,23 @@ def write(tree: Tree, out: Path) -> None:
     problem = _unsafe(tree, out)
     if problem:
         raise KernelbookError(f"kernelbook render {out}: {problem}; nothing written")
-    for lang in tree.languages:
-        if (out / lang).is_dir():
-            shutil.rmtree(out / lang)  # a real folder holding only what render wrote (checked above)
-    written: dict[str, list[str]] = {lang: [] for lang in tree.languages}
-    for path, data in tree.files.items():
-        target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, data)  # a new file renamed into place: never written through what was there
-        lang, _, rel = path.partition("/")
-        if rel and lang in written:
-            written[lang].append(rel)
-    for lang, names in written.items():
-        write_atomic(out / lang / OWN_FILES, json.dumps(sorted(names), indent=0).encode("utf-8"))
+    try:
+        for lang in tree.languages:
+            if (out / lang).is_dir():
+                shutil.rmtree(out / lang)  # a real folder holding only what render wrote (checked above)
+        written: dict[str, list[str]] = {lang: [] for lang in tree.languages}
+        for path, data in tree.files.items():
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)  # a new file renamed into place: never written through what was there
+            lang, _, rel = path.partition("/")
+            if rel and lang in written:
+                written[lang].append(rel)
+        for lang, names in written.items():
+            write_atomic(out / lang / OWN_FILES, json.dumps(sorted(names), indent=0).encode("utf-8"))
+    except OSError as exc:
+        raise KernelbookError(f"kernelbook render {out}: cannot write {exc.filename or out} ({exc.strerror or exc}); "
+                              "free space or fix permissions there, then render again") from None
 
 
 def _unsafe(tree: Tree, out: Path) -> str | None:
