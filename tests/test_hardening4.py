@@ -364,3 +364,12 @@ def test_merge_reads_no_link_out_of_the_folder_it_is_given(tmp_path, what):
         (given / "snippets/ch01/captures").symlink_to(elsewhere / "snippets/ch01/captures")
     one_line(kb(book, "merge", str(given)), "link", str(given))
     assert not (book / A_T4).exists()
+
+
+def test_diff_reads_no_link_out_of_a_folder(tmp_path):
+    elsewhere = tree(tmp_path / "elsewhere", snippets=("ch01/a",))
+    gpu_capture(elsewhere, "ch01/a", T4)
+    given = tmp_path / "given"
+    (given / "snippets/ch01/captures").mkdir(parents=True)
+    (given / A_T4).symlink_to(elsewhere / A_T4)
+    one_line(kb(elsewhere, "diff", str(elsewhere), str(given)), "a.cuda-t4.json", "link")

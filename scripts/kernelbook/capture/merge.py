@@ -162,7 +162,7 @@ def settle(incoming: Incoming) -> Incoming:
         return incoming
     *traces, (name, _) = incoming.files
     if store.same_run(there, incoming.capture):
-        capture, data = there, target.read_bytes()
+        capture, data = there, read_bounded(target, MAX_CAPTURE_BYTES, gzipped=False)  # just read as a capture: a regular file
     else:
         capture = store.replacing(incoming.capture, there)
         data = dumps(capture).encode("utf-8")

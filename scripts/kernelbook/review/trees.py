@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import KernelbookError, shown
-from ..files import InputError, parse_json, read_bounded
+from ..files import InputError, link_on_the_way, parse_json, read_bounded
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json
 from .. import gpus
 from ..snippets import CAPTURE_DIR
@@ -70,6 +70,10 @@ def folder(path: Path, label: str | None = None, root: Path | None = None) -> Si
     bad: list[str] = []
     for file in sorted(base.glob(f"*/{CAPTURE_DIR}/*.json")):
         where = shown(file, root) if root else str(file)
+        if (link := link_on_the_way(base, file)) is not None and CAPTURE_PATH.fullmatch(file.relative_to(base).as_posix()):
+            bad.append(f"{where}: {shown(link, root) if root else link} is a link; diff reads only the real files of a folder: "
+                       "put the file itself there")
+            continue
         _add(found, bad, file.relative_to(base).as_posix(), where,
              lambda file=file: read_bounded(file, MAX_CAPTURE_BYTES, gzipped=False))
     return Side(label or str(path), found, tuple(bad))
