@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from . import options
-from .errors import KernelbookError, printable
+from .errors import KernelbookError, json_visible, printable, visible
 from .processes import Stopped, exit_status, stop_on_signals
 
 
@@ -67,8 +67,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     refused = {(s.id, d): problem for s in snippets for problem in entry(root, s, runnable, torch_now, reference).problems
                for d in slots(s, reference) if problem.startswith(f"{d} capture ")}
     if args.json:
-        print(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device)), is_reference(st.snippet, st.device, reference))
-                          for st in states], ensure_ascii=False, indent=1))
+        print(json_visible(json.dumps([_state_record(st, refused.get((st.snippet.id, st.device)), is_reference(st.snippet, st.device, reference))
+                                       for st in states], ensure_ascii=False, indent=1)))
     else:
         for st in states:
             env = st.capture.environment if st.capture else None
@@ -115,9 +115,9 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     path = Path(args.file)
     kernels, launches, kind = read_kernels(path)
     if args.json:
-        print(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
+        print(json_visible(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
-                         ensure_ascii=False, indent=1))
+                         ensure_ascii=False, indent=1)))
         return 0
     # names come from a trace or capture made elsewhere: escaped for the terminal, as status and diff do
     print(printable(f"{'launches':>8} {'time (us)':>11}  kernel ({kind})"))
@@ -130,14 +130,21 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .capture.archive import is_archive, unpack
+    from .capture.archive import as_archives, is_archive, unpack
     from .capture.merge import merge, summary
 
     root = project_root()
     with tempfile.TemporaryDirectory(prefix="kernelbook-merge-") as work:
         # an archive (the capture kit's) is checked against its manifest and this tree, then merged like a folder
-        dirs = [unpack(root, Path(d), Path(work) / str(i)) if is_archive(Path(d)) else Path(d) for i, d in enumerate(args.dirs)]
-        for line in summary(merge(root, dirs, allow_stale=args.allow_stale), dirs, root).splitlines():
+        unpacked = {Path(work) / str(i): Path(d) for i, d in enumerate(args.dirs) if is_archive(Path(d))}
+        dirs = [Path(work) / str(i) if Path(work) / str(i) in unpacked else Path(d) for i, d in enumerate(args.dirs)]
+        try:
+            for folder, archive in unpacked.items():
+                unpack(root, archive, folder)
+            said = summary(merge(root, dirs, allow_stale=args.allow_stale), [Path(d) for d in args.dirs], root)
+        except KernelbookError as exc:  # an archive's file named as ARCHIVE:snippets/..., not in a folder deleted on exit
+            raise KernelbookError(as_archives(str(exc), unpacked)) from None
+        for line in as_archives(said, unpacked).splitlines():
             print(printable(line))  # device names and versions from the captures: escaped, as status and diff do
     return 0
 
@@ -158,7 +165,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise KernelbookError(f"--threshold {args.threshold}: expected a fraction such as 0.1 (±10 %), above 0 and below 10")
     if len(args.sides) > 2:
         raise KernelbookError("give at most two arguments: kernelbook diff [REF], or kernelbook diff DIR_A DIR_B")
-    if args.gpu or args.against:  # one tree (or folder), two GPUs: the new GPU's captures against the reference GPU's
+    if args.gpu is not None or args.against is not None:  # one tree (or folder), two GPUs: the new GPU's captures against the reference GPU's
         old, new = trees.gpu_sides(root, args.sides, args.gpu, args.against)
     elif len(args.sides) == 2:
         old, new = (trees.folder(Path(d)) for d in args.sides)
@@ -171,7 +178,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if bad:
         return 2
     diff = compare.compare(old, new, compare.page_claims(root), args.threshold, args.full)
-    print(report.as_json(diff) if args.json else report.markdown(diff) if args.format == "markdown" else report.text(diff), end="")
+    # kernel names and versions from captures made elsewhere: their control characters shown, never obeyed
+    print(json_visible(report.as_json(diff)) if args.json else visible(report.markdown(diff) if args.format == "markdown" else report.text(diff)), end="")
     return 1 if diff.differs else 0
 
 

@@ -15,7 +15,7 @@ import os
 import stat
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 MiB = 2**20
 MAX_INT_DIGITS = 300  # within a float's range (about 1.8e308): any integer read can be compared with a float
@@ -30,6 +30,23 @@ def read_bounded(path: Path, limit: int, *, gzipped: bool | None = None) -> byte
 
     ``gzipped``: None decides by the gzip magic number.
     """
+    with open_regular(path, limit) as handle:
+        try:
+            raw = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise InputError(f"{path}: over the {limit / MiB:.0f} MiB kernelbook reads")
+    if gzipped or (gzipped is None and raw[:2] == b"\x1f\x8b"):
+        return inflate(raw, limit, str(path))
+    return raw
+
+
+def open_regular(path: Path, limit: int) -> BinaryIO:
+    """``path`` open for reading, when it is a regular file of at most ``limit`` bytes; else InputError.
+
+    Never waits: a FIFO (or a file swapped for one since the check) is refused, not opened for a writer that never comes.
+    """
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -41,17 +58,13 @@ def read_bounded(path: Path, limit: int, *, gzipped: bool | None = None) -> byte
     try:
         # O_NONBLOCK: if the file was swapped for a FIFO since the stat, opening it never waits for a writer
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise InputError(f"{path}: cannot read: not a regular file")
-            raw = handle.read(limit + 1)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > limit:
-        raise InputError(f"{path}: over the {limit / MiB:.0f} MiB kernelbook reads")
-    if gzipped or (gzipped is None and raw[:2] == b"\x1f\x8b"):
-        return inflate(raw, limit, str(path))
-    return raw
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        raise InputError(f"{path}: cannot read: not a regular file")
+    return handle
 
 
 def inflate(data: bytes, limit: int, where: str) -> bytes:
@@ -144,3 +157,38 @@ def fingerprint(*folders: Path) -> tuple[tuple[str, int, int], ...]:
             if path.is_file():
                 found.append((str(path), stat.st_mtime_ns, stat.st_size))
     return tuple(found)
+
+
+# ---------------------------------------------------------------- writing where a link may wait
+
+
+def link_on_the_way(base: Path, path: Path) -> Path | None:
+    """The first link (or a non-folder where a folder must be) between ``base`` and ``path``, ``path`` included; None: none.
+
+    A write below ``base`` goes only into real folders of it: a link left there (``OUT/en -> the book's docs``)
+    would have the write land wherever it points.
+    """
+    rel = path.relative_to(base)
+    for depth in range(1, len(rel.parts) + 1):
+        part = base.joinpath(*rel.parts[:depth])
+        if part.is_symlink():
+            return part
+        if depth < len(rel.parts) and part.exists() and not part.is_dir():
+            return part
+    return None
+
+
+def check_regular_target(path: Path) -> None:
+    """``path`` may be (re)written as a regular file: absent, or a regular file itself (never a device, FIFO, folder or link)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            raise InputError(f"{path}: cannot write: {path.parent} is not a folder") from None
+        return
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise InputError(f"{path}: cannot write: a link (to {os.readlink(path)}); remove it or name another file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path}: cannot write: {_kind(info.st_mode)}, not a regular file; name a new file")

@@ -6,6 +6,7 @@ import importlib.metadata
 import os
 import shutil
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from . import CAPTURE_FORMAT, gpus, machine
@@ -30,6 +31,33 @@ class State:
     def true_of_source(self) -> bool:
         """Fresh, or stale only because the machine differs: still a true record of this snippet's run."""
         return self.state == "fresh" or (self.state == "stale" and not {"source", "format"} & set(self.changed))
+
+
+# Another machine's clock may run a little ahead of this one's; a capture dated later than that is no clock, but a forged date.
+CLOCK_MARGIN = timedelta(days=1)
+
+
+def brought_problem(capture: Capture, now: datetime | None = None) -> str | None:
+    """Why a capture brought from elsewhere (``merge``, ``pack``) must not go into the tree; None: it may.
+
+    Another capture format is one the build never shows (it is stale however fresh its source);
+    a ``captured_at`` after this machine's clock (plus a margin) would make every real, later
+    capture look older than it.
+    """
+    if capture.freshness.format != CAPTURE_FORMAT:
+        return (f"it records capture format {capture.freshness.format}, which this kernelbook's build cannot show "
+                f"(it shows format {CAPTURE_FORMAT}); capture it again with this tree's kernelbook")
+    when = parse_captured_at(capture.environment.captured_at)
+    now = now or datetime.now(timezone.utc)
+    if when > now + CLOCK_MARGIN:
+        return (f"its captured_at {capture.environment.captured_at} is in the future (this machine's clock: "
+                f"{now.strftime('%Y-%m-%dT%H:%M:%SZ')}); a capture records when it ran: capture it again")
+    return None
+
+
+def parse_captured_at(text: str) -> datetime:
+    """A capture's ``captured_at`` (validated by ``records`` on load) as an aware UTC datetime."""
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
 
 
 def installed_torch() -> str | None:

@@ -10,6 +10,7 @@ import os
 import re
 import tempfile
 from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -226,10 +227,19 @@ def _environment(raw: dict, at: str) -> Environment:
         torch=v.text(raw, "torch", at),
         python=v.text(raw, "python", at),
         platform=v.text(raw, "platform", at),
-        captured_at=v.text(raw, "captured_at", at, pattern=CAPTURED_AT),
+        captured_at=captured_at(v.text(raw, "captured_at", at, pattern=CAPTURED_AT), f"{at}.captured_at"),
         settings=settings,
         **optional,
     )
+
+
+def captured_at(text: str, at: str) -> str:
+    """``text`` when it is a real UTC time (the pattern lets 2026-02-30 through); else ``validation.Invalid``."""
+    try:
+        datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        raise v.Invalid(f"{at} is {v.show(text)}, not a date and time (UTC, e.g. 2026-01-02T03:04:05Z)") from None
+    return text
 
 
 def _session(raw: Any, at: str) -> Session:

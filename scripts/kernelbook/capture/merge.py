@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import KernelbookError, shown
-from ..files import InputError, read_bounded
+from ..files import InputError, link_on_the_way, read_bounded
+from ..freshness import brought_problem
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
 from .. import gpus
 from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
@@ -61,9 +62,13 @@ def collect(root: Path, dirs: list[Path]) -> list[Incoming]:
     known = {s.id: s for s in discover(root)}
     chosen: dict[tuple[str, str], Incoming] = {}
     for folder in dirs:
+        if folder.exists() and not folder.is_dir():
+            raise KernelbookError(f"{folder}: not a folder nor a .tar.gz archive (kernelbook pack writes NAME.tar.gz); "
+                                  "give a folder laid out like the tree (DIR/snippets/...) or an archive")
         if not folder.is_dir():
             raise KernelbookError(f"{folder}: no such folder")
         for path in sorted((folder / "snippets").glob(f"*/{CAPTURE_DIR}/*.json")):
+            _no_link(folder, path)
             incoming = _read(path, known)
             key = (incoming.snippet.id, incoming.device)
             earlier = chosen.get(key)
@@ -75,6 +80,14 @@ def collect(root: Path, dirs: list[Path]) -> list[Incoming]:
                     f"{incoming.snippet.id} ({incoming.device}); shards must not overlap"
                 )
     return [chosen[key] for key in sorted(chosen)]
+
+
+def _no_link(folder: Path, path: Path) -> None:
+    """``path`` is a real file of ``folder``: a link in a contributed folder would have merge read (and install) a file from elsewhere."""
+    found = link_on_the_way(folder, path)
+    if found is not None:
+        raise KernelbookError(f"{found} is a link or not a folder; merge reads only the real files of the folders it is given: "
+                              "copy the captures there instead of linking them")
 
 
 def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
@@ -102,6 +115,7 @@ def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
         if name != expected:
             raise KernelbookError(f"{path}: names trace {name!r}, expected {expected!r}")
         trace = path.parent / name
+        _no_link(path.parent, trace)
         try:
             data = read_bounded(trace, MAX_TRACE_BYTES, gzipped=False)
         except InputError as exc:
@@ -109,7 +123,11 @@ def _read(path: Path, known: dict[str, Snippet]) -> Incoming:
         if not data.startswith(b"\x1f\x8b"):
             raise KernelbookError(f"{trace}: not a gzip file")
         files.append((name, data))
-    files.append((path.name, read_bounded(path, MAX_CAPTURE_BYTES, gzipped=False)))
+    data = read_bounded(path, MAX_CAPTURE_BYTES, gzipped=False)
+    if capture.previous is not None:  # what it replaced elsewhere is no history of this tree's: history is made here (settle)
+        capture = dataclasses.replace(capture, previous=None)
+        data = dumps(capture).encode("utf-8")
+    files.append((path.name, data))
     return Incoming(snippet, device, path, capture, tuple(files))
 
 
@@ -144,7 +162,7 @@ def settle(incoming: Incoming) -> Incoming:
         return incoming
     *traces, (name, _) = incoming.files
     if store.same_run(there, incoming.capture):
-        capture, data = there, target.read_bytes()
+        capture, data = there, read_bounded(target, MAX_CAPTURE_BYTES, gzipped=False)  # just read as a capture: a regular file
     else:
         capture = store.replacing(incoming.capture, there)
         data = dumps(capture).encode("utf-8")
@@ -163,6 +181,11 @@ def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merge
     """Validate everything in ``dirs`` first, then install: a bad or stale input writes nothing."""
     with store.tree_lock(root, sys.stderr, "kernelbook merge"):
         incoming = collect(root, dirs)
+        for item in incoming:  # what the build could never show, or dated after this machine's clock: refused outright
+            if why := brought_problem(item.capture):
+                target = item.snippet.capture_path(item.device)
+                over = f" (over {shown(target, root)})" if target.exists() else ""
+                raise KernelbookError(f"{item.source}{over}: {why}")
         for item in incoming:  # before anything is written, nor read through a link
             store.check_folder(root, item.snippet.capture_path(item.device).parent)
         incoming = [settle(item) for item in incoming]
@@ -170,14 +193,22 @@ def merge(root: Path, dirs: list[Path], allow_stale: bool = False) -> list[Merge
             for item in incoming:
                 if item.files != _tree_files(item) and (why := stale_over_fresh(item, root)):
                     raise KernelbookError(why)
-        return [Merged(item, install(item)) for item in incoming]
+        merged = []
+        for item in incoming:
+            try:
+                merged.append(Merged(item, install(item)))
+            except OSError as exc:  # a full disk, a read-only tree: what is installed stays whole (store.install)
+                folder = item.snippet.capture_path(item.device).parent
+                raise KernelbookError(f"{shown(folder, root)}: cannot write ({exc.strerror or exc}); {len(merged)} of "
+                                      f"{len(incoming)} capture(s) merged, each whole: free space or fix permissions, then merge again") from None
+        return merged
 
 
 def _tree_files(incoming: Incoming) -> tuple[tuple[str, bytes], ...] | None:
     folder = incoming.snippet.capture_path(incoming.device).parent
     try:
-        return tuple((name, (folder / name).read_bytes()) for name, _ in incoming.files)
-    except OSError:
+        return tuple((name, read_bounded(folder / name, MAX_TRACE_BYTES, gzipped=False)) for name, _ in incoming.files)
+    except InputError:  # missing, or not a regular file (never waited on): not the incoming files
         return None
 
 

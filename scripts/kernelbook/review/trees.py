@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import KernelbookError, shown
-from ..files import InputError, parse_json, read_bounded
+from ..files import InputError, link_on_the_way, parse_json, read_bounded
 from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json
 from .. import gpus
 from ..snippets import CAPTURE_DIR
@@ -52,6 +52,12 @@ def _add(found: dict[Key, Capture], bad: list[str], rel: str, where: str, read, 
         bad.append(f"{where}: records {capture.snippet} ({capture.device}), but its path says {key[0]} ({key[1]}); "
                    f"re-run `kernelbook capture --force {key[0]}`")
         return
+    named, env = gpus.key_of(key[1]), capture.environment
+    recorded = gpus.gpu_key(env.device_name, env.compute_capability)
+    if named is not None and recorded != named:  # as status and the build read it (freshness.assess): unreadable
+        bad.append(f"{where}: records GPU {env.device_name} (key {recorded}), but its name says {named}; "
+                   "re-capture it, or rename it to its GPU's key")
+        return
     found[key] = capture
 
 
@@ -64,6 +70,10 @@ def folder(path: Path, label: str | None = None, root: Path | None = None) -> Si
     bad: list[str] = []
     for file in sorted(base.glob(f"*/{CAPTURE_DIR}/*.json")):
         where = shown(file, root) if root else str(file)
+        if (link := link_on_the_way(base, file)) is not None and CAPTURE_PATH.fullmatch(file.relative_to(base).as_posix()):
+            bad.append(f"{where}: {shown(link, root) if root else link} is a link; diff reads only the real files of a folder: "
+                       "put the file itself there")
+            continue
         _add(found, bad, file.relative_to(base).as_posix(), where,
              lambda file=file: read_bounded(file, MAX_CAPTURE_BYTES, gzipped=False))
     return Side(label or str(path), found, tuple(bad))
@@ -93,17 +103,33 @@ def gpu_sides(root: Path, sides: list[str], gpu: str | None, against: str | None
     A KEY that has no capture there is a usage error naming the GPUs that have one: a diff
     against nothing would list every snippet as added or removed.
     """
-    if not gpu:
+    for flag, key in (("--gpu", gpu), ("--against", against)):
+        if key is not None and not gpus.KEY.fullmatch(key):  # `--gpu ''` (an unset variable) was a plain diff
+            raise KernelbookError(f"{flag} {key!r}: a GPU key is lower-case letters, digits and _ (e.g. t4, a100_80gb; guide/gpu.md#gpu-keys)")
+    if gpu is None:
         raise KernelbookError("--against KEY names the GPU that --gpu KEY is compared with: give --gpu KEY too "
                               "(kernelbook diff --gpu KEY [--against KEY])")
     against = against or gpus.reference_gpu(root)
     if not against or len(sides) > 1:
         raise KernelbookError("--gpu KEY compares one tree's GPUs: give at most one folder, and --against KEY "
                               "where mkdocs.yml names no reference_gpu")
-    side = folder(Path(sides[0])) if sides else working_tree(root)
-    old, new = gpu_side(side, against), gpu_side(side, gpu)
+    if against == gpu:  # one GPU against itself says "no difference" of anything: its captures at HEAD against the tree's
+        if sides:
+            raise KernelbookError(f"--gpu {gpu} --against {gpu} with a folder compares its captures with themselves; "
+                                  "give another --against KEY, or run it in the tree (HEAD against the working tree)")
+        try:
+            head = at_ref(root, "HEAD")
+        except KernelbookError as exc:
+            raise KernelbookError(f"--gpu {gpu} is the GPU it is compared with, so HEAD's {gpu} captures are compared "
+                                  f"with the working tree's, but {exc}") from None
+        old, side = gpu_side(head, gpu), working_tree(root)
+        new = gpu_side(side, gpu)
+    else:
+        side = folder(Path(sides[0])) if sides else working_tree(root)
+        old, new = gpu_side(side, against), gpu_side(side, gpu)
     have = sorted(gpu_keys(side))
-    for flag, key, found in (("--gpu", gpu, new), ("--against", against, old)):
+    checked = [("--gpu", gpu, new)] + ([("--against", against, old)] if against != gpu else [])  # HEAD may hold none yet
+    for flag, key, found in checked:
         if not found.captures and not side.bad:  # a file that could not be read is reported instead (exit 2)
             what = (f"give the key of a GPU with captures there ({', '.join(have)}; guide/gpu.md#gpu-keys)" if have else
                     "it holds no GPU's captures: merge some first (kernelbook merge ARCHIVE)")
@@ -161,23 +187,36 @@ def _git(root: Path, args: list[str], ref: str, stdin: bytes | None = None) -> s
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
-def _cat(root: Path, commit: str, paths: list[str], ref: str) -> dict[str, bytes]:
-    """The blobs at ``commit:path``, all through one ``git cat-file --batch``."""
+def _cat(root: Path, commit: str, paths: list[str], ref: str, limit: int = MAX_CAPTURE_BYTES) -> dict[str, bytes | None]:
+    """The blobs at ``commit:path``, through ``git cat-file``: sizes first (``--batch-check``), then only the blobs of at
+    most ``limit`` bytes in one ``--batch`` (a huge committed file is never read into memory); None for one too large."""
+    paths = [p for p in paths if "\n" not in p]  # one request per line: a name holding a newline would be two
     if not paths:
         return {}
-    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
-    try:
-        done = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input=request, capture_output=True, timeout=300)
-    except FileNotFoundError:
-        raise KernelbookError("git is not installed: compare two folders instead (kernelbook diff DIR_A DIR_B)") from None
-    out, at, blobs = done.stdout, 0, {}
-    for path in paths:
+    sizes: dict[str, int | None] = {}
+    checked = _batch(root, "--batch-check", [f"{commit}:{p}" for p in paths])
+    for path, line in zip(paths, checked.split(b"\n")):
+        header = line.split()
+        if len(header) == 3 and header[1] == b"blob":  # else "missing", or a submodule / link: not a capture file
+            sizes[path] = int(header[2]) if int(header[2]) <= limit else None
+    wanted = [p for p, size in sizes.items() if size is not None]
+    out, at, blobs = _batch(root, "--batch", [f"{commit}:{p}" for p in wanted]) if wanted else b"", 0, {}
+    for path in wanted:
         end = out.index(b"\n", at)
         header = out[at:end].split()
         at = end + 1
         if len(header) != 3 or header[1] != b"blob":
-            continue  # "missing", or a submodule / link: not a capture file
+            continue
         size = int(header[2])
         blobs[path] = out[at:at + size]
         at += size + 1
-    return blobs
+    return {path: blobs.get(path) for path in sizes}
+
+
+def _batch(root: Path, mode: str, requests: list[str]) -> bytes:
+    request = "".join(f"{r}\n" for r in requests).encode("utf-8", "surrogateescape")
+    try:
+        done = subprocess.run(["git", "-C", str(root), "cat-file", mode], input=request, capture_output=True, timeout=300)
+    except FileNotFoundError:
+        raise KernelbookError("git is not installed: compare two folders instead (kernelbook diff DIR_A DIR_B)") from None
+    return done.stdout

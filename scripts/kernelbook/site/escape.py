@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import re
 
+from ..errors import visible
+
 _SPECIAL = "&<>\"'`*[]{}\\!#|~^=$@\n\r"
 _TABLE = str.maketrans({c: f"&#{ord(c)};" for c in _SPECIAL})
 _LOOSE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")  # not between two letters or digits
 
 
 def inert(text: object) -> str:
-    """``text`` as characters only: safe as HTML text, in an attribute, and where Markdown reads it."""
-    return _LOOSE_UNDERSCORE.sub("&#95;", str(text).translate(_TABLE))
+    """``text`` as characters only: safe as HTML text, in an attribute, and where Markdown reads it; its control
+    and format characters (U+202E, escape sequences) written as escapes (``errors.visible``)."""
+    return _LOOSE_UNDERSCORE.sub("&#95;", visible(str(text)).translate(_TABLE))

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import yaml
 
+from ..errors import KernelbookError
+from ..files import InputError, MiB, link_on_the_way, parse_json, read_bounded
 from ..freshness import check_inputs
+from ..records import write_atomic
 from . import editions, glossary_site, notebook_links, notebooks, objectives, twins
 from .book import load_book
 from .directives import Context, fence
@@ -94,14 +98,78 @@ def render_book(root: Path) -> Tree:
     return tree
 
 
+OWN_FILES = ".kernelbook-render.json"  # in each OUT/<lang>/: the files render wrote there, which it alone may replace
+
+
 def write(tree: Tree, out: Path) -> None:
-    """The tree into ``out`` (its ``<lang>/`` folders replaced; ``out/site`` left to the generator)."""
+    """The tree into ``out`` (its ``<lang>/`` folders replaced; ``out/site`` left to the generator).
+
+    Everything is checked before anything is written or removed: no link anywhere on the way (a link
+    in OUT would have the write land where it points, e.g. in the book's docs), folders where folders
+    go, and in each ``<lang>/`` only files an earlier render wrote (a user's file there is never deleted).
+    KernelbookError (exit 2), one line, when any of it does not hold.
+    """
+    problem = _unsafe(tree, out)
+    if problem:
+        raise KernelbookError(f"kernelbook render {out}: {problem}; nothing written")
+    try:
+        for lang in tree.languages:
+            if (out / lang).is_dir():
+                shutil.rmtree(out / lang)  # a real folder holding only what render wrote (checked above)
+        written: dict[str, list[str]] = {lang: [] for lang in tree.languages}
+        for path, data in tree.files.items():
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)  # a new file renamed into place: never written through what was there
+            lang, _, rel = path.partition("/")
+            if rel and lang in written:
+                written[lang].append(rel)
+        for lang, names in written.items():
+            write_atomic(out / lang / OWN_FILES, json.dumps(sorted(names), indent=0).encode("utf-8"))
+    except OSError as exc:
+        raise KernelbookError(f"kernelbook render {out}: cannot write {exc.filename or out} ({exc.strerror or exc}); "
+                              "free space or fix permissions there, then render again") from None
+
+
+def _unsafe(tree: Tree, out: Path) -> str | None:
+    """Why writing ``tree`` into ``out`` would write through a link, over a non-file, or delete what render did not write."""
+    if out.exists() and not out.is_dir():
+        return "it is not a folder; remove it or name a folder"
     for lang in tree.languages:
-        shutil.rmtree(out / lang, ignore_errors=True)
-    for path, data in tree.files.items():
+        folder = out / lang
+        if folder.is_symlink():
+            return f"{folder} is a link (to {os.readlink(folder)}); remove the link: render writes only into real folders"
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is not a folder; remove it or name another OUT"
+        if folder.is_dir():
+            own = _own_files(folder)
+            for where, dirs, files in os.walk(folder):  # a linked folder is listed, never entered
+                for name in sorted(dirs + files):
+                    path = Path(where) / name
+                    rel = path.relative_to(folder).as_posix()
+                    if path.is_symlink():
+                        return f"{path} is a link (to {os.readlink(path)}); remove it: render writes only into real folders"
+                    if name in files and rel != OWN_FILES and rel not in own:
+                        return (f"{lang}/{rel} is a file kernelbook render did not write, and render replaces {folder} whole; "
+                                "move it away or name another OUT")
+    for path in tree.files:
         target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        found = link_on_the_way(out, target)
+        if found is not None:
+            what = f"a link (to {os.readlink(found)})" if found.is_symlink() else "not a folder"
+            return f"{found} is {what}; remove it: render writes only into real folders"
+        if target.exists() and not target.is_file():
+            return f"{target} is not a regular file; remove it or name another OUT"
+    return None
+
+
+def _own_files(folder: Path) -> set[str]:
+    """The files an earlier render wrote in ``folder`` (its OWN_FILES list); none when it has no readable list."""
+    try:
+        names = parse_json(read_bounded(folder / OWN_FILES, 16 * MiB, gzipped=False), str(folder / OWN_FILES))
+    except InputError:
+        return set()
+    return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
 
 
 def _page(tree: Tree, state: BookState, lang: str, rel: str, text: str, names: dict[str, str]) -> None:

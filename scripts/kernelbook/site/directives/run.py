@@ -15,6 +15,7 @@ from ...kernel_names import TRITON_RANGE, short_name
 from ...records import Capture
 from ...snippets import read_source
 from ..book import Entry
+from ...errors import visible
 from ..escape import inert
 from ..labels import label
 from ..previous import previous_block
@@ -30,7 +31,7 @@ def run_notebook(d: Directive, ctx: Context) -> str:
     if found is None:
         return ""
     capture = found.shown
-    cell = ctx.code_cell(CodeCell(d.arg, read_source(found.snippet.path), capture.stdout if capture else ""))
+    cell = ctx.code_cell(CodeCell(d.arg, read_source(found.snippet.path), visible(capture.stdout) if capture else ""))
     if capture is None:
         return cell
     parts = [kernel_markdown(capture, ctx.lang)] if capture.sessions else []
@@ -145,7 +146,7 @@ def gpu_label(key: str) -> str:
 
 def captured(capture: Capture, lang: str) -> str:
     """Output, kernels and provenance of one capture."""
-    out = capture.stdout.rstrip("\n")
+    out = visible(capture.stdout).rstrip("\n")  # shown in a fence as it was printed, its control characters as escapes
     if out:
         parts = [f'<p class="kb-label">{label("output", lang)}</p>', "", fence(out, "text"), ""]
     else:  # said beside the output, not inside it: it is not something the program printed
