@@ -1,0 +1,57 @@
+"""What is stale, and what a page may still show: a capture of another source or capture format is
+never shown; one stale only because this machine's torch differs still is (issue 47's audit)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import make_project, write
+from kernelbook import CAPTURE_FORMAT, freshness
+from kernelbook.site import book as site_book
+from kernelbook.snippets import discover
+from test_gpu_workflow import crafted
+
+
+def _tree(tmp_path: Path, **freshness_fields) -> Path:
+    """One snippet and its CPU capture, fresh here unless ``freshness_fields`` say otherwise."""
+    root = make_project(tmp_path / "book")
+    write(root / "snippets/ch01/a.py", "print('a')\n")
+    path = crafted(root, "ch01/a", "cpu")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["freshness"].update(freshness_fields)
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return root
+
+
+def _state(root: Path, torch_now: str = "2.13.0") -> freshness.State:
+    (snippet,) = discover(root)
+    return freshness.assess(root, snippet, "cpu", ("cpu",), torch_now)
+
+
+@pytest.mark.parametrize("changed, fields, reason", [
+    ("format", {"format": CAPTURE_FORMAT - 1}, f"capture format {CAPTURE_FORMAT - 1} -> {CAPTURE_FORMAT}"),
+    ("source", {"source_hash": "1" * 64}, "source changed"),
+])
+def test_a_capture_of_another_format_or_source_is_stale_and_never_shown(tmp_path, changed, fields, reason):
+    assert _state(_tree(tmp_path / "fresh")).state == "fresh"
+    root = _tree(tmp_path / "stale", **fields)
+    state = _state(root)
+    assert (state.state, state.changed, state.reason) == ("stale", (changed,), reason)
+    assert not state.true_of_source
+    (snippet,) = discover(root)
+    entry = site_book.entry(root, snippet, ("cpu",), "2.13.0")
+    assert entry.cpu is None and entry.shown is None
+    assert entry.problems and "cpu capture a.cpu.json is stale" in entry.problems[0]
+
+
+def test_a_capture_stale_only_because_this_machines_torch_differs_is_still_shown(tmp_path):
+    root = _tree(tmp_path)
+    state = _state(root, torch_now="2.14.0")
+    assert (state.state, state.changed) == ("stale", ("torch",)) and state.true_of_source
+    (snippet,) = discover(root)
+    entry = site_book.entry(root, snippet, ("cpu",), "2.14.0")
+    assert entry.cpu == state.capture
+    assert entry.problems == ()
