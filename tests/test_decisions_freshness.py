@@ -55,3 +55,21 @@ def test_a_capture_stale_only_because_this_machines_torch_differs_is_still_shown
     entry = site_book.entry(root, snippet, ("cpu",), "2.14.0")
     assert entry.cpu == state.capture
     assert entry.problems == ()
+
+
+def test_a_failed_run_newer_than_the_capture_is_an_error_and_an_older_one_is_not(tmp_path):
+    import os
+
+    root = _tree(tmp_path)
+    (snippet,) = discover(root)
+    capture, failed = snippet.capture_path("cpu"), freshness.failure_path(root, snippet, "cpu")
+    write(failed, f"{freshness.source_hash(snippet.path)}\nRuntimeError: out of luck\ntraceback\n")
+    os.utime(capture, (1_000_000, 1_000_000))
+    os.utime(failed, (2_000_000, 2_000_000))  # the run failed after this capture was made
+    assert (_state(root).state, _state(root).reason) == ("error", "RuntimeError: out of luck")
+    assert freshness.assess(root, snippet, "cpu", ("cpu",), "2.13.0", failures=False).state == "fresh"  # pages show the capture
+    os.utime(failed, (500_000, 500_000))  # a capture made since the failure replaced it
+    assert _state(root).state == "fresh"
+    write(failed, "0" * 64 + "\nRuntimeError: of another source\n")
+    os.utime(failed, (2_000_000, 2_000_000))
+    assert _state(root).state == "fresh"
