@@ -73,3 +73,16 @@ def test_a_failed_run_newer_than_the_capture_is_an_error_and_an_older_one_is_not
     write(failed, "0" * 64 + "\nRuntimeError: of another source\n")
     os.utime(failed, (2_000_000, 2_000_000))
     assert _state(root).state == "fresh"
+
+
+def test_which_capture_status_strict_demands_as_the_reference_gpus(tmp_path):
+    from test_gpus import A100, T4, gpu_capture, tree
+
+    root = tree(tmp_path / "t", snippets=("ch01/a",))
+    (snippet,) = discover(root)
+    assert [freshness.is_reference(snippet, s, None) for s in ("cuda", "cuda-t4", "cpu")] == [True, True, False]  # none named: any GPU
+    assert [freshness.is_reference(snippet, s, "a100_80gb") for s in ("cuda-a100_80gb", "cuda-t4", "cpu")] == [True, False, False]
+    gpu_capture(root, "ch01/a", A100, slot="cuda")  # from before keys: stands for the GPU it records
+    assert freshness.is_reference(snippet, "cuda", "a100_80gb") and not freshness.is_reference(snippet, "cuda", "t4")
+    gpu_capture(root, "ch01/a", T4, slot="cuda")
+    assert not freshness.is_reference(snippet, "cuda", "a100_80gb")
