@@ -65,7 +65,7 @@ def test_a_capture_whose_name_says_another_device_is_refused(tmp_path):
 @pytest.mark.parametrize("name, data, words", [
     ("a.cuda-t4.trace7.json.gz", gzip.compress(b"{}"), r"names trace 'a\.cuda-t4\.trace7\.json\.gz', expected 'a\.cuda-t4\.trace0\.json\.gz'"),
     ("a.cuda-t4.trace0.json.gz", b"{}", "not a gzip file"),
-])
+], ids=["misnamed", "not-gzip"])
 def test_a_trace_sidecar_misnamed_or_not_gzip_is_refused(tmp_path, name, data, words):
     book = tree(tmp_path / "book", snippets=("ch01/a",))
     path = _shard(tmp_path / "s1")
