@@ -58,3 +58,22 @@ def test_with_a_warm_cache_removing_a_linked_page_converts_the_linking_page_agai
     assert again.returncode != 0, again.stderr[-3000:]  # strict: the broken link fails the build
     assert "Doc file 'index.md' contains a link 'other.md', but the target is not found" in again.stderr
     assert "other pages: 1 rendered, 0 from the cache" in again.stderr
+
+
+def test_a_search_entrys_key_holds_the_pages_url_title_and_headings():
+    from types import SimpleNamespace
+
+    from mkdocs.structure.toc import get_toc
+    from kernelbook.site import search_cache
+
+    toc = [{"level": 1, "id": "t", "name": "Title", "children": []}]
+
+    def page(url="ch01/", title="Title", heading="Title"):
+        return SimpleNamespace(content="<h1 id=\"t\">Title</h1><p>x</p>", url=url, title=title, meta={},
+                               toc=get_toc([{**toc[0], "name": heading}]))
+
+    base = search_cache.key(page(), {"mkdocs-material": "1"}, False)
+    assert search_cache.key(page(), {"mkdocs-material": "1"}, False) == base
+    assert search_cache.key(page(url="ch02/"), {"mkdocs-material": "1"}, False) != base  # where a result links to
+    assert search_cache.key(page(title="Another"), {"mkdocs-material": "1"}, False) != base  # what a result is called
+    assert search_cache.key(page(heading="Renamed"), {"mkdocs-material": "1"}, False) != base
