@@ -41,3 +41,17 @@ def test_a_list_with_more_values_than_sessions_fails():
         claims.check(claim, cpu)
     assert claims.check(claims.parse("launches", f"{SID}#0..3 == 1,2,4,8", "t"), cpu) == [1, 2, 4, 8]
     assert claims.check(claims.parse("launches", f"{SID}#0..3 != 1,2,4,8,16", "t"), cpu) == [1, 2, 4, 8]
+
+
+def test_contains_holds_when_any_kernel_of_the_list_contains_the_text():
+    cpu = capture("cpu", [2])  # one session, one kernel: k0
+    two = Capture(SID, "cpu", cpu.freshness, cpu.environment, 1.0, "", "",
+                  (Session(0, "cpu", (Kernel("add_kernel", 1, 1.0), Kernel("mul_kernel", 1, 1.0)), 2),), None)
+    assert claims.check(claims.parse("kernels", f"{SID} ~ add", "t"), two) == ["add_kernel", "mul_kernel"]
+    with pytest.raises(claims.ClaimError):
+        claims.check(claims.parse("kernels", f"{SID} ~ sub", "t"), two)
+
+
+def test_a_claim_with_two_checks_is_refused_not_checked_on_its_last_one():
+    with pytest.raises(claims.ClaimError, match="one check per claim"):
+        claims.parse("value", f"{SID} rows.0.eager_s > 1 == 2", "[[kb:value x]]")
