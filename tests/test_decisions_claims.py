@@ -44,7 +44,7 @@ def test_a_list_with_more_values_than_sessions_fails():
 
 
 def test_contains_holds_when_any_kernel_of_the_list_contains_the_text():
-    cpu = capture("cpu", [2])  # one session, one kernel: k0
+    cpu = capture("cpu", [2])  # its freshness and environment
     two = Capture(SID, "cpu", cpu.freshness, cpu.environment, 1.0, "", "",
                   (Session(0, "cpu", (Kernel("add_kernel", 1, 1.0), Kernel("mul_kernel", 1, 1.0)), 2),), None)
     assert claims.check(claims.parse("kernels", f"{SID} ~ add", "t"), two) == ["add_kernel", "mul_kernel"]
