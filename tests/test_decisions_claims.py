@@ -55,3 +55,21 @@ def test_contains_holds_when_any_kernel_of_the_list_contains_the_text():
 def test_a_claim_with_two_checks_is_refused_not_checked_on_its_last_one():
     with pytest.raises(claims.ClaimError, match="one check per claim"):
         claims.parse("value", f"{SID} rows.0.eager_s > 1 == 2", "[[kb:value x]]")
+
+
+def test_a_true_false_value_is_checked_as_written():
+    base = capture("cpu", [1])
+    ok = Capture(SID, "cpu", base.freshness, base.environment, 1.0, "", "", base.sessions, {"ok": True})
+    assert claims.check(claims.parse("value", f"{SID} ok == true", "t"), ok) is True
+    with pytest.raises(claims.ClaimError, match="says True"):
+        claims.check(claims.parse("value", f"{SID} ok == false", "t"), ok)
+    with pytest.raises(claims.ClaimError, match="write true or false"):
+        claims.check(claims.parse("value", f"{SID} ok == yes", "t"), ok)
+
+
+def test_kernel_names_the_first_launched_kernel_containing_the_text():
+    base = capture("cpu", [1])
+    kernels = (Kernel("triton_poi_fused_add_0", 1, 1.0), Kernel("triton_red_fused_sum_1", 1, 1.0))
+    two = Capture(SID, "cpu", base.freshness, base.environment, 1.0, "", "", (Session(0, "cpu", kernels, 2),), None)
+    assert claims.check(claims.parse("kernel", f"{SID} ~ fused", "t"), two) == "triton_poi_fused_add_0"
+    assert claims.check(claims.parse("kernel", f"{SID} ~ sum", "t"), two) == "triton_red_fused_sum_1"
