@@ -196,9 +196,18 @@ def test_both_editions_are_on_the_branch_with_their_own_captures(editions):
 
 
 def test_a_frozen_edition_is_never_published_again(editions):
+    from kernelbook.site import publishing
+
     book, served = editions
     before = _git(book, "rev-parse", "gh-pages")
-    done = run_cli("edition", "publish", "2026.06", root=book, **GIT_ENV)
+    # From the edition's own tagged commit, where CITATION.cff gives 2026.06 (at main's head it gives
+    # 2026.12, and the citation check would refuse too): only "already published" can refuse it here.
+    _git(book, "checkout", "-q", "edition-2026.06")
+    try:
+        assert publishing.citation_version(book) == "2026.06"
+        done = run_cli("edition", "publish", "2026.06", root=book, **GIT_ENV)
+    finally:
+        _git(book, "checkout", "-q", "main")
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "edition 2026.06 is already published" in lines[0] and "delete" in lines[0]

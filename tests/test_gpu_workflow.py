@@ -574,11 +574,14 @@ def test_the_gpu_checks_without_a_gpu_fail_in_one_line():
 
 def test_a_runner_with_another_gpu_model_than_the_captures_is_named(tmp_path):
     tree = book(tmp_path / "tree", snippets=("ch01/a", "ch01/b", "ch01/c"))
-    crafted(tree, "ch01/a", "cuda")
-    crafted(tree, "ch01/b", "cuda", device_name="NVIDIA H200 MIG 1g.10gb")  # a slice of the same GPU
+    # today's captures are keyed by GPU (`a.cuda-h200.json`); an old unkeyed `.cuda.json` still counts
+    for sid, env in (("ch01/a", {}), ("ch01/b", {"device_name": "NVIDIA H200 MIG 1g.10gb"})):  # a slice of the same GPU
+        path = crafted(tree, sid, "cuda", **env)
+        path.rename(path.with_name(path.name.replace(".cuda.json", ".cuda-h200.json")))
+    crafted(tree, "ch01/c", "cuda")
     recorded = preflight.recorded_gpus(tree)
-    assert recorded == ["NVIDIA H200", "NVIDIA H200 MIG 1g.10gb"]
+    assert recorded == ["NVIDIA H200", "NVIDIA H200 MIG 1g.10gb", "NVIDIA H200"]
     assert preflight.model_note("NVIDIA H200", recorded) is None
     note = preflight.model_note("NVIDIA A100-SXM4-80GB", recorded)
-    assert note.startswith("2 of the 2 committed CUDA captures record another GPU (NVIDIA H200, NVIDIA H200 MIG 1g.10gb)")
+    assert note.startswith("3 of the 3 committed CUDA captures record another GPU (NVIDIA H200, NVIDIA H200 MIG 1g.10gb)")
     assert "its own label" in note and "\n" not in note

@@ -180,16 +180,15 @@ def model_note(gpu: str, recorded: list[str]) -> str | None:
 
 
 def recorded_gpus(root: Path) -> list[str]:
-    """The GPU each committed CUDA capture under ``root`` records (an unreadable one is status's to report)."""
+    """The GPU each committed CUDA capture under ``root`` records: every slot, the GPU-keyed files
+    (``.cuda-h200.json``) and an old unkeyed ``.cuda.json`` (an unreadable one is status's to report)."""
     names = []
     for snippet in discover(root):
-        path = snippet.capture_path("cuda")
-        if not path.is_file():
-            continue
-        try:
-            names.append(load(path).environment.device_name)
-        except CaptureError:
-            continue
+        for slot in snippet.cuda_slots():
+            try:
+                names.append(load(snippet.capture_path(slot)).environment.device_name)
+            except CaptureError:
+                continue
     return names
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import KernelbookError
 from ..review import compare, trees
+from .escape import html_text as _safe
 from .page_text import PageText, headings, strip_code, title
 
 if TYPE_CHECKING:
@@ -271,11 +272,6 @@ LABELS = {
 
 def _t(lang: str, key: str, **values: str) -> str:
     return html.escape(LABELS.get(lang, LABELS["en"])[key].format(**values))
-
-
-def _safe(text: str) -> str:
-    """Escaped, and never read again as a directive on this page."""
-    return html.escape(text).replace("[", "&#91;")
 
 
 def render(found: EditionChanges, lang: str, url_of: Callable[[str], str | None]) -> str:

@@ -20,6 +20,7 @@ extensions this book does not enable (emoji, magiclink's bare URLs) read it.
 
 from __future__ import annotations
 
+import html
 import re
 
 from ..errors import visible
@@ -33,3 +34,9 @@ def inert(text: object) -> str:
     """``text`` as characters only: safe as HTML text, in an attribute, and where Markdown reads it; its control
     and format characters (U+202E, escape sequences) written as escapes (``errors.visible``)."""
     return _LOOSE_UNDERSCORE.sub("&#95;", visible(str(text)).translate(_TABLE))
+
+
+def html_text(text: object) -> str:
+    """``text`` HTML-escaped, with ``[`` as ``&#91;``: prose the site writes (a page's title, a changed
+    sentence, a claim as written) that is never read again as a directive on the page it is put in."""
+    return html.escape(str(text)).replace("[", "&#91;")

@@ -13,17 +13,12 @@ from dataclasses import dataclass
 
 from ... import gpus
 from .. import claims, objectives
-from ..escape import inert
+from ..escape import html_text as _safe, inert
 from ..labels import label
 from ..page_text import PageText, headings, strip_code, title
 from .context import Context
 from .registry import REGISTRY, Directive, block
 from .predict import claim_of
-
-
-def _safe(text: str) -> str:
-    """Escaped, and never read again as a directive on this page."""
-    return html.escape(text).replace("[", "&#91;")
 
 
 def objectives_index(d: Directive, ctx: Context) -> str:
