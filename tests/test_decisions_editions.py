@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from pathlib import Path
 
@@ -39,15 +40,25 @@ def _book(tmp_path: Path, cited: str) -> Path:
 
 
 def _publish(monkeypatch, root: Path, name: str, already: list[str]) -> list[list[str]]:
-    """``publish(name)`` with mike faked and ``already`` on the branch: mike's commands, in order."""
+    """``publish(name)`` with mike faked and ``already`` on the branch: mike's commands, in order.
+
+    The git side (the branch checks, the publishing lock, the edition's tag) is stood in for: what is
+    asserted is only which mike commands the decision on the site's root makes."""
     asked: list[list[str]] = []
+    on_branch = list(already)
 
     def fake_mike(root, args, edition=None):
         asked.append(args)
+        if args[0] == "deploy":
+            on_branch.append(args[-1])
         return subprocess.CompletedProcess(args, 0, stdout="", stderr="")
 
     monkeypatch.setattr(publishing, "_mike", fake_mike)
-    monkeypatch.setattr(publishing, "published", lambda root, branch="gh-pages", remote="origin": [{"version": v} for v in already])
+    monkeypatch.setattr(publishing, "published", lambda root, branch="gh-pages", remote="origin":
+                        [publishing.Published(v, v) for v in on_branch])
+    monkeypatch.setattr(publishing, "_not_the_books_branch", lambda root, remote, branch: None)
+    monkeypatch.setattr(publishing, "_at_its_tag", lambda root, name: None)
+    monkeypatch.setattr(publishing, "_publishing", lambda root, what: contextlib.nullcontext())
     publishing.publish(root, name)
     return asked
 
