@@ -142,6 +142,18 @@ LABELS: dict[str, dict[str, str]] = {
     # scoped claims waiting for their device's capture (the text is the spec's, both languages)
     "needs_cuda": {"ja": "GPU のキャプチャが必要", "en": "GPU capture needed"},
     "needs_cpu": {"ja": "CPU のキャプチャが必要", "en": "CPU capture needed"},
+    # an example's CUDA tab while no GPU has run it (directives/run.py: gpu_door)
+    "door_title": {"ja": "GPU (CUDA) でのキャプチャはまだありません", "en": "No GPU (CUDA) capture yet"},
+    "door_body": {
+        "ja": "このスニペットを NVIDIA の GPU で実行したキャプチャがマージされると、このタブにその実行の出力、起動された CUDA カーネルの名前と起動回数と時間、実行した GPU と torch のバージョンが表示されます。GPU でしか確かめられないこのページの主張もそのキャプチャで確かめられ、本文の「予想」は測った値に置き換わります。",
+        "en": "Once a capture of this snippet run on an NVIDIA GPU is merged, this tab shows that run: its output, the CUDA kernels it launched with their launch counts and times, and the GPU and torch version it ran on. The claims on this page that only a GPU can check are then checked against it, and the text's predictions are replaced by the measured values.",
+    },
+    "door_kit_intro": {
+        "ja": "GPU があれば、キャプチャ用のキット (ノートブック 1 つ) で本のスニペットをすべて実行し、キャプチャをまとめて送れます。",
+        "en": "If you have a GPU, the capture kit (one notebook) runs every snippet of the book and packs the captures for you to send.",
+    },
+    "door_kit": {"ja": "キャプチャ用のキット", "en": "The capture kit"},
+    "door_how": {"ja": "提供されたキャプチャのマージ方法", "en": "How contributed captures are merged"},
     # objectives, at the top of a chapter: a label, not a heading
     "objectives": {"ja": "この章の目標", "en": "In this chapter you will"},
     # exercises: [[kb:predict ...]]

@@ -54,8 +54,24 @@ def example(entry: Entry, ctx: Context) -> str:
     for capture in entry.fresh:
         if capture.last_session is not None and capture.last_session.launches == 0:
             ctx.error(f"[[kb:run {entry.snippet.id}]]", f"the {capture.device} capture opened a profiler but recorded no kernel: did the code under the profiler run?")
-    parts += cpu_notice(entry, ctx) + per_device(entry, lambda capture: captured(capture, lang)) + ["</div>", ""]
+    parts += cpu_notice(entry, ctx) + per_device(entry, lambda capture: captured(capture, lang), gpu_door(ctx)) + ["</div>", ""]
     return "\n".join(parts)
+
+
+def gpu_door(ctx: Context) -> str:
+    """The CUDA tab of an example no GPU has run yet: what will appear there, and the reader's
+    way to a capture (the capture kit, its Colab link, how contributed captures are merged)."""
+    lang, (kit, colab) = ctx.lang, ctx.kit
+    links = []
+    if kit:
+        links.append(f'<a class="kb-kit" href="{html.escape(kit)}">{label("door_kit", lang)}</a>')
+    if colab:
+        links.append(f'<a class="kb-kit-colab" href="{html.escape(colab)}" target="_blank" rel="noopener">{label("nb_colab", lang)}</a>')
+    if ctx.gpu_door:
+        links.append(f'<a class="kb-door-how" href="{html.escape(ctx.gpu_door)}">{label("door_how", lang)}</a>')
+    return (f'<section class="kb-gpu-door"><p class="kb-label">{label("door_title", lang)}</p>'
+            f'<p>{label("door_body", lang)}</p><p>{label("door_kit_intro", lang)}</p>'
+            f'<p class="kb-door-links">{" · ".join(links)}</p></section>')
 
 
 def cpu_notice(entry: Entry, ctx: Context) -> list[str]:
@@ -115,13 +131,18 @@ def interpreted(capture: Capture) -> bool:
     return any(e.kind == "op" and e.name.startswith(TRITON_RANGE) for s in capture.sessions for e in s.events)
 
 
-def per_device(entry: Entry, render: Callable[[Capture], str]) -> list[str]:
-    """What ``render`` makes of each fresh capture: a tab each when there are several, else the one shown."""
-    tabs = device_tabs(entry)
+def per_device(entry: Entry, render: Callable[[Capture], str], waiting: str = "") -> list[str]:
+    """What ``render`` makes of each fresh capture: a tab each when there are several, else the one shown.
+
+    ``waiting``: what a CUDA tab shows while no GPU capture of the snippet is fresh, after
+    the CPU's tab (the CPU's run stays what the reader sees first)."""
+    tabs: list[tuple[str, Capture | None]] = list(device_tabs(entry))
+    if waiting and entry.cpu is not None and not any(c.device == "cuda" for _, c in tabs):
+        tabs.append(("CUDA", None))
     if len(tabs) > 1:
         parts = []
         for name, capture in tabs:
-            parts += [f'=== "{name}"', "", indent(render(capture)), ""]
+            parts += [f'=== "{name}"', "", indent(render(capture) if capture is not None else waiting), ""]
         return parts
     return [render(entry.shown), ""]
 
