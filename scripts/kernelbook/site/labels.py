@@ -170,7 +170,14 @@ LABELS: dict[str, dict[str, str]] = {
     # the instructors' page: every device-scoped claim and question, and whether it is checked now
     "dc_where": {"ja": "場所", "en": "Where"},
     "dc_claim": {"ja": "主張 / 問い", "en": "Claim or question"},
-    "dc_status": {"ja": "いまの状態", "en": "Checked now?"},
+    "dc_status": {"ja": "いまの状態", "en": "State"},
+    "dc_prediction": {"ja": "予想", "en": "Prediction"},
+    "dc_no_prediction": {"ja": "(比較なし: 予想を示せない)", "en": "(no comparison: nothing predicted)"},
+    "dc_predicted": {"ja": "予想のみ: {device} の新しいキャプチャがなく未計測", "en": "predicted: not yet measured (no fresh {device} capture)"},
+    "dc_measured": {"ja": "{device} で計測: {value} (torch {torch}, {date})", "en": "measured on {device}: {value} (torch {torch}, {date})"},
+    "dc_failed": {"ja": "{device} で不成立: {why}", "en": "failed on {device}: {why}"},
+    "kit_none": {"ja": "この本にはリポジトリが設定されていないため、キャプチャ用のキットへのリンクはありません (kernelbook プラグインのオプション `repository`)。",
+                 "en": "This book names no repository (the kernelbook plugin's `repository` option), so there is no link to its capture kit."},
     "dc_checked": {"ja": "確認済み: {device}, torch {torch}, {date}", "en": "checked: {device}, torch {torch}, {date}"},
     "dc_unchecked": {"ja": "未確認: {device} の新しいキャプチャがない", "en": "unchecked: no fresh {device} capture"},
     "dc_summary": {
