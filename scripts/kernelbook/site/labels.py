@@ -154,6 +154,14 @@ LABELS: dict[str, dict[str, str]] = {
     },
     "door_kit": {"ja": "キャプチャ用のキット", "en": "The capture kit"},
     "door_how": {"ja": "提供されたキャプチャのマージ方法", "en": "How contributed captures are merged"},
+    # [[kb:recorded NAME]]: a trace recorded elsewhere (directives/recorded.py), never this book's capture
+    "recorded_title": {"ja": "ほかの場所で記録されたトレース ({gpu})。この本のスニペットではありません",
+                       "en": "A trace recorded elsewhere, on an {gpu}: not this book's snippets"},
+    "recorded_body": {
+        "ja": "下のカーネルは、この本のスニペットが起動したものではありません。{project} プロジェクトが {gpu} で `torch.profiler` を使って記録し、{licence} ライセンスで公開しているトレース {trace} ({copyright}) から、この本のキャプチャと同じコード (`kernelbook kernels`) で読み取ったものです。GPU が実際に起動したカーネルの名前、起動回数、時間です。",
+        "en": "The kernels below were not launched by this book's snippets. They come from the trace {trace}, which the {project} project recorded with `torch.profiler` on an {gpu} and publishes under the {licence} licence ({copyright}), read by the same code as this book's captures (`kernelbook kernels`): the names, launch counts and times of kernels a GPU really ran.",
+    },
+    "recorded_caption": {"ja": "起動されたカーネル ({gpu}、ほかの場所で記録)", "en": "Kernels launched ({gpu}, recorded elsewhere)"},
     # objectives, at the top of a chapter: a label, not a heading
     "objectives": {"ja": "この章の目標", "en": "In this chapter you will"},
     # exercises: [[kb:predict ...]]

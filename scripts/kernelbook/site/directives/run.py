@@ -185,8 +185,13 @@ def kernel_table(capture: Capture, lang: str) -> str:
     caption = f'{label("kernels", lang)} ({capture.device.upper()})'
     if len(capture.sessions) > 1:
         caption += " — " + label("session", lang, i=len(capture.sessions), n=len(capture.sessions))
+    return kernels_html(session.kernels, session.launches, caption, lang)
+
+
+def kernels_html(kernels, launches: int, caption: str, lang: str) -> str:
+    """A kernel panel: each kernel's short name (the full one a click away), launches and time, and the total."""
     rows = []
-    for k in session.kernels:
+    for k in kernels:
         name = inert(k.name)
         short = inert(short_name(k.name))
         cell = short if short == name else (
@@ -196,8 +201,8 @@ def kernel_table(capture: Capture, lang: str) -> str:
             cell = f"<code>{short}</code>"
         rows.append(f"<tr><td>{cell}</td><td>{k.count}</td><td>{format_seconds(k.time_us * 1e-6)}</td></tr>")
     rows.append(
-        f'<tr class="kb-total"><td>{label("total", lang)}</td><td>{session.launches}</td>'
-        f"<td>{format_seconds(session.kernel_time_us * 1e-6)}</td></tr>"
+        f'<tr class="kb-total"><td>{label("total", lang)}</td><td>{launches}</td>'
+        f"<td>{format_seconds(sum(k.time_us for k in kernels) * 1e-6)}</td></tr>"
     )
     head = f'<tr><th>{label("kernel", lang)}</th><th>{label("launches", lang)}</th><th>{label("time", lang)}</th></tr>'
     # a <section>, not a <div>: inside a tab (indented) md_in_html would take its </div> for the example's own
