@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .files import MiB, InputError, parse_json, read_bounded
-from .records import Kernel
+from .records import Kernel, write_atomic
 
 SCHEMA = "kernelbook/recorded-kernels/1"
 SOURCE = "source.json"  # beside the traces: who recorded them, where, under which licence
@@ -44,6 +44,12 @@ def record_json(trace: Path, out: Path, kind: str, launches: int, kernels: tuple
     data = {"schema": SCHEMA, "trace": trace.name, "sha256": sha256(trace), "device_kind": kind, "launches": launches,
             "kernels": [{"name": k.name, "count": k.count, "time_us": k.time_us} for k in kernels]}
     return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode()
+
+
+def write(trace: Path, out: Path, kind: str, launches: int, kernels: tuple[Kernel, ...]) -> str:
+    """``kernelbook kernels TRACE --record OUT``: the record written; what to print."""
+    write_atomic(out, record_json(trace, out, kind, launches, kernels))
+    return f"wrote {out}: {launches} launch(es) of {len(kernels)} kernel(s) read from {trace}"
 
 
 @dataclass(frozen=True)

@@ -40,12 +40,13 @@ _JA = {">=": "{x}{sp}以上", "<=": "{x}{sp}以下", ">": "{x}{sp}超", "<": "{x
 NOTE = {"en": "predicted; not yet measured on a GPU", "ja": "予想、GPU では未計測"}
 NOTE_CPU = {"en": "predicted; not yet measured on a CPU", "ja": "予想、CPU では未計測"}
 WHY = {
-    "en": "The text predicts this; the build checks “{check}” against the first fresh {device} capture of {snippet} "
-          "and shows the measured value here in its place. With a GPU you can check it yourself: run the capture kit "
-          "(linked from the instructors' page) and compare.",
-    "ja": "本文の予想です。ビルドは {snippet} の最初の新しい {device} でのキャプチャに照らして「{check}」を確かめ、"
-          "ここには測った値が入ります。GPU があれば自分で確かめられます。キャプチャ用のキットを実行して比べてください "
-          "(キットへのリンクは授業で使う方へのページにあります)。",
+    "en": "The text predicts this from the argument of this section; the build checks “{check}” against the first "
+          "fresh {device} capture of {snippet} and shows the measured value here in its place. With a {device} you can "
+          "check it yourself: run snippets/{snippet}.py (every snippet at once: the capture kit, linked from the "
+          "instructors' page) and compare.",
+    "ja": "この節の説明から導いた本文の予想です。ビルドは {snippet} の最初の新しい {device} でのキャプチャに照らして「{check}」を"
+          "確かめ、ここには測った値が入ります。{device} があれば自分で確かめられます。snippets/{snippet}.py を実行して比べてください "
+          "(すべてのスニペットをまとめて実行するキャプチャ用のキットへのリンクは、授業で使う方へのページにあります)。",
 }
 DEVICE = {"en": {"cpu": "CPU", "cuda": "GPU (CUDA)"}, "ja": {"cpu": "CPU", "cuda": "GPU (CUDA)"}}
 
