@@ -2,9 +2,8 @@
 
 A claim written ``…は [[kb:ratio …]] にとどまりました`` has a half-width space on each side,
 as the author typed it beside a directive. Once the value is inserted the space is right
-beside a digit or Latin text (「約 0.08 倍」 after 「は」 keeps its space: 「は 0.08 倍」),
-but wrong between two Japanese characters (「0.08 倍 にとどまりました」): Japanese puts no
-space there. :func:`join` drops exactly those spaces, between an inserted value and its
+beside a digit or Latin text (「は 2.1 µs で」), but wrong between two Japanese characters
+(「の 約 0.08 倍 にとどまりました」): Japanese puts no space there. :func:`join` drops exactly those spaces, between an inserted value and its
 neighbour when both characters that meet are Japanese. English pages are left as written.
 """
 

@@ -13,6 +13,7 @@ sentence can be rewritten to stand without the number, or give a cited reference
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 from . import claims
@@ -106,7 +107,7 @@ def predicted_html(claim: claims.Claim, lang: str, door: str = "") -> str | None
     title = inert(why(claim, lang)).replace('"', "&quot;")
     marked = f"({inert(note(claim, lang))})"
     if door:
-        marked = f'<a class="kb-predicted-note" href="{inert(door)}">{marked}</a>'
+        marked = f'<a class="kb-predicted-note" href="{html.escape(door, quote=True)}">{marked}</a>'
     else:
         marked = f'<span class="kb-predicted-note">{marked}</span>'
     return f'<span class="kb-value kb-predicted" title="{title}">{said} {marked}</span>'
