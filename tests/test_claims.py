@@ -332,7 +332,8 @@ def test_a_predict_the_capture_contradicts_fails_naming_page_and_question(snippe
 def test_a_scoped_predict_without_its_capture_waits_for_it(snippet):
     cpu = capture("cpu", [[("a", 1)]])
     out, ctx = page(PREDICT.replace("launches == 3", "launches @cuda == 2"), book(snippet, cpu))
-    assert ctx.errors == [] and "GPU capture needed" in out and "One per" in out and "CPU (test)" not in out
+    assert ctx.errors == [] and "The expected answer: **2 (predicted; not yet measured on a GPU)**" in out and "One per" in out
+    assert "{: .kb-answer .kb-predicted }" in out and "CPU (test)" not in out
     assert ctx.unchecked == ["en/ch09/index.md: [[kb:predict ch09/toy#0 launches @cuda == 2]]: unchecked on cuda (no fresh cuda capture of ch09/toy)"]
 
 

@@ -169,9 +169,10 @@ LABELS: dict[str, dict[str, str]] = {
     "answer": {"ja": "答え", "en": "Answer"},
     "answer_value": {"ja": "実行して得た値: {value}", "en": "The run's answer: {value}"},
     "answer_session": {"ja": " (profiler セッション {i} / {n})", "en": " (profiler session {i} of {n})"},
+    "answer_predicted": {"ja": "想定している答え: {value}", "en": "The expected answer: {value}"},
     "answer_waits": {
-        "ja": "この問いの答えは {device} でしか確かめられません。その実行のキャプチャがまだないため、ここには値を示していません。",
-        "en": "Only a run on {device} can answer this question, and there is no capture of one yet, so no value is shown here.",
+        "ja": "この問いの答えは {device} でしか確かめられません。その実行のキャプチャがまだないため、ここに示しているのは測った値ではなく、本文が想定している答えです。",
+        "en": "Only a run on {device} can answer this question, and there is no capture of one yet, so what is shown here is the answer the text expects, not a measured value.",
     },
     "device_gpu": {"ja": "GPU", "en": "a GPU"},
     "device_cpu": {"ja": "CPU", "en": "a CPU"},
