@@ -142,9 +142,19 @@ def per_device(entry: Entry, render: Callable[[Capture], str], waiting: str = ""
     if len(tabs) > 1:
         parts = []
         for name, capture in tabs:
-            parts += [f'=== "{name}"', "", indent(render(capture) if capture is not None else waiting), ""]
+            parts += [f'=== "{name}"', "", indent(in_tab(render(capture)) if capture is not None else waiting), ""]
         return parts
     return [render(entry.shown), ""]
+
+
+_LABEL = re.compile(r'^<p class="kb-label">(.*)</p>$', re.MULTILINE)
+
+
+def in_tab(markdown: str) -> str:
+    """A capture's Markdown as a tab holds it: indented, a raw ``<p>`` is not a block to Python-Markdown
+    but text in a paragraph (``<p><p class="kb-label">``, which a browser splits round an empty one),
+    so each label is a paragraph with its class in an attribute list instead."""
+    return _LABEL.sub(lambda m: m.group(1) + "\n{: .kb-label }", markdown)
 
 
 def device_tabs(entry: Entry) -> list[tuple[str, Capture]]:
