@@ -278,3 +278,14 @@ def test_a_gpu_capture_replaces_the_prediction_with_the_measured_value(gpu_site,
     old = next(r for r in re.findall(r"<tr data-checked.*?</tr>", (built_site / PREFIX[lang] / "instructors/index.html").read_text(encoding="utf-8"))
                if "rows.-1.eager_s / rows.-1.compiled_s @cuda &gt;= 1.4" in r)
     assert {"en": "predicted: not yet measured", "ja": "予想のみ"}[lang] in old
+
+
+def test_a_notebook_shows_the_recorded_box_and_its_claims_too(traces):
+    from kernelbook.site import notebooks
+
+    nb, problems = notebooks.render(f"# T\n\n{CH01_CLAIMS}\n\n[[kb:recorded hta-a100/triton_example]]\n", "en", "ch01", {},
+                                    site_url="https://book/", recorded_dir=str(traces))
+    text = "".join("".join(c["source"]) for c in nb["cells"])
+    assert problems == [] and "kb-error" not in text
+    assert "[HolisticTraceAnalysis](https://github.com/facebookresearch/HolisticTraceAnalysis)" in text
+    assert "| <code>triton_poi_fused_add_cos_sin_0</code> | 1 |" in text
