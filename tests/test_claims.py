@@ -15,6 +15,7 @@ from kernelbook.records import Capture, Environment, Freshness, Kernel, Session
 from kernelbook.site import claims, objectives, twins, units
 from kernelbook.site.book import Entry
 from kernelbook.site.directives import Context, render_page
+from kernelbook.site.directives.claims import HOLE
 from kernelbook.site.page_text import PageText
 from kernelbook.snippets import Snippet
 
@@ -108,22 +109,27 @@ def test_a_scoped_claim_is_checked_and_shown_only_from_its_devices_capture(snipp
                           "(NVIDIA H100 80GB HBM3, torch 2.13.0, 2026-01-02T03:04:05Z)"]
 
 
-@pytest.mark.parametrize("lang, cuda_text, cpu_text", [("en", "GPU capture needed", "CPU capture needed"),
-                                                       ("ja", "GPU のキャプチャが必要", "CPU のキャプチャが必要")])
-def test_without_its_devices_capture_a_scoped_claim_is_unchecked_and_says_what_it_needs(snippet, lang, cuda_text, cpu_text):
-    cpu = capture("cpu", [[("aten::add", 1)]], data=SWEEP)
+@pytest.mark.parametrize("lang, cuda_text, cpu_text, predicted", [
+    ("en", "GPU capture needed", "CPU capture needed", "≥ 1.4× <span class=\"kb-predicted-note\">(predicted; not yet measured on a GPU)</span>"),
+    ("ja", "GPU のキャプチャが必要", "CPU のキャプチャが必要", "1.4 倍以上 <span class=\"kb-predicted-note\">(予想、GPU では未計測)</span>")])
+def test_without_its_devices_capture_a_scoped_claim_is_unchecked_and_says_what_it_needs(snippet, lang, cuda_text, cpu_text, predicted):
+    """A comparison is shown as the prediction it is (site/predictions.py); a claim that makes
+    none shows the placeholder, and the build's note says so."""
+    cpu = capture("cpu", data=SWEEP)
     text = "[[kb:ratio ch09/toy rows.-1.eager_s / rows.-1.compiled_s @cuda >= 1.4]], [[kb:value ch09/toy nothing @cuda]]"
     out, ctx = page(text, book(snippet, cpu), lang)
     assert ctx.errors == []  # not a failure, and null is never read for it
-    assert out.count(f'<span class="kb-value kb-needs-capture" title="cuda">{cuda_text}</span>') == 2
-    assert "1.7" not in out and "倍" not in out  # never the CPU's value in its place
+    assert out.count('<span class="kb-value kb-predicted" title="') == 1 and predicted + "</span>" in out
+    assert out.count(f'<span class="kb-value kb-needs-capture" title="cuda">{cuda_text}</span>') == 1
+    assert "1.7" not in out  # never the CPU's value in its place
     assert ctx.unchecked == [
         f"{lang}/ch09/index.md: [[kb:ratio ch09/toy rows.-1.eager_s / rows.-1.compiled_s @cuda >= 1.4]]: unchecked on cuda (no fresh cuda capture of ch09/toy)",
-        f"{lang}/ch09/index.md: [[kb:value ch09/toy nothing @cuda]]: unchecked on cuda (no fresh cuda capture of ch09/toy)",
+        f"{lang}/ch09/index.md: [[kb:value ch09/toy nothing @cuda]]: unchecked on cuda (no fresh cuda capture of ch09/toy); {HOLE}",
     ]
     cuda = capture("cuda", [[("k", 1)]])
-    out, ctx = page("[[kb:launches ch09/toy @cpu == 1]]", book(snippet, cuda=cuda), lang)
-    assert cpu_text in out and ctx.unchecked and ctx.errors == []
+    out, ctx = page("[[kb:launches ch09/toy @cpu == 1]] [[kb:launches ch09/toy @cpu]]", book(snippet, cuda=cuda), lang)
+    assert cpu_text in out and len(ctx.unchecked) == 2 and ctx.errors == []
+    assert ("(predicted; not yet measured on a CPU)" if lang == "en" else "(予想、CPU では未計測)") in out
 
 
 # ---------------------------------------------------------------- sessions
@@ -193,7 +199,8 @@ def test_contains_on_generated_code_quotes_the_captures_own_line(snippet, lang):
     assert len(ctx.errors) == 1 and "says @triton.jit …" in ctx.errors[0]  # the failure names the text, not all of it
     cpu = capture("cpu", data={"kernel": 'extern "C" void kernel()\n{\n}\n'})
     out, ctx = page(text.split(" | ")[0], book(snippet, cpu), lang)
-    assert ctx.errors == [] and ("GPU capture needed" if lang == "en" else "GPU のキャプチャが必要") in out and "extern" not in out
+    assert ctx.errors == [] and "<code>xmask &#61; …</code>" in out and "extern" not in out  # the prediction: the text it looks for
+    assert ("(predicted; not yet measured on a GPU)" if lang == "en" else "(予想、GPU では未計測)") in out
 
 
 @pytest.mark.parametrize("key, value, shown", [
@@ -325,7 +332,8 @@ def test_a_predict_the_capture_contradicts_fails_naming_page_and_question(snippe
 def test_a_scoped_predict_without_its_capture_waits_for_it(snippet):
     cpu = capture("cpu", [[("a", 1)]])
     out, ctx = page(PREDICT.replace("launches == 3", "launches @cuda == 2"), book(snippet, cpu))
-    assert ctx.errors == [] and "GPU capture needed" in out and "One per" in out and "CPU (test)" not in out
+    assert ctx.errors == [] and "The expected answer: **2 (predicted; not yet measured on a GPU)**" in out and "One per" in out
+    assert "{: .kb-answer .kb-predicted }" in out and "CPU (test)" not in out
     assert ctx.unchecked == ["en/ch09/index.md: [[kb:predict ch09/toy#0 launches @cuda == 2]]: unchecked on cuda (no fresh cuda capture of ch09/toy)"]
 
 
@@ -398,10 +406,10 @@ def test_instructors_lists_objectives_and_every_device_scoped_claim_with_its_sta
     out = render_page("[[kb:objectives]]\n\n[[kb:device-checks]]\n", ctx)
     assert ctx.errors == []
     assert '<a href="https://book/en/ch09/">Chapter 9</a>' in out and "- Count kernels." in out
-    rows = re.findall(r'<tr data-checked="(\w+)" data-gpu="[^"]*"><td><a href="([^"]+)">[^<]*</a></td><td><code>([^<]*)</code></td><td>([^<]*)</td></tr>', out)
+    rows = re.findall(r'<tr data-checked="(\w+)" data-gpu="[^"]*"><td><a href="([^"]+)">[^<]*</a></td><td><code>([^<]*)</code></td><td>([^<]*)</td><td>([^<]*)</td></tr>', out)
     assert rows == [
-        ("false", "https://book/en/ch09/#sizes", "&#91;&#91;kb:launches ch09/toy @cuda == 2]]", "unchecked: no fresh CUDA capture"),
-        ("true", "https://book/en/ch09/#exercises", "&#91;&#91;kb:predict ch09/toy launches @cpu == 1]]", "checked: CPU (test), torch 2.13.0, 2026-01-02"),
+        ("false", "https://book/en/ch09/#sizes", "&#91;&#91;kb:launches ch09/toy @cuda == 2]]", "2", "predicted: not yet measured (no fresh CUDA capture)"),
+        ("true", "https://book/en/ch09/#exercises", "&#91;&#91;kb:predict ch09/toy launches @cpu == 1]]", "1", "measured on CPU (test): 1 (torch 2.13.0, 2026-01-02)"),
     ]
     assert "1 of the 2 device-scoped claims and questions are checked now." in out
     assert "[[kb:" not in out  # listed as text, never evaluated again on this page

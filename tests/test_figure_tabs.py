@@ -80,7 +80,7 @@ def test_a_gpu_only_figure_has_a_tab_per_gpu_and_none_for_the_cpu(tmp_path):
     tabs = figure_tabs.tabs("block_size_sweep", book)
     assert [(t.label, t.key) for t in tabs] == [("H200", "h200"), ("T4", "t4")]
     out = figure_tabs.page_figure(tmp_path, "block_size_sweep", "en", book, lambda drawn: None)
-    assert "GPU capture needed" not in out and out.count('<figure class="kb-figure"') == 2
+    assert "Not yet measured on a GPU" not in out and out.count('<figure class="kb-figure"') == 2
     assert figure_tabs.tabs("block_size_sweep", {h200.snippet: entry(h200.snippet, {"h200": h200}, reference="h200")}) == []
 
 

@@ -194,7 +194,7 @@ def test_ids_are_unique_across_figures_languages_and_layouts(cpu):
         ("roofline", ["算術強度", "メモリ律速", "計算律速", "最速の行列積"], ["arithmetic intensity", "memory-bound", "compute-bound", "fastest matmul"]),
         ("cos_chain", ["イーガー版", "1 回あたりの時間", "カーネル数"], ["eager", "time per call", "kernels per call"]),
         ("regions", ["コンパイル済み領域", "グラフ間の演算", "グラフブレーク 1 個"], ["compiled regions", "ops between graphs", "1 graph break"]),
-        ("overhead", ["GPU のキャプチャが必要"], ["GPU capture needed"]),  # a CPU capture: the placeholder
+        ("overhead", ["GPU ではまだ計測していません"], ["Not yet measured on a GPU"]),  # a CPU capture: the placeholder
     ],
 )
 def test_labels_are_translated(cpu, name, ja, en):
@@ -662,10 +662,10 @@ def test_a_gpu_only_figure_on_a_cpu_capture_is_a_placeholder_with_nothing_of_the
     assert capture.device == "cpu" and capture.data == {"device": "cpu", "measured": False}
     fig = figures.figure("overhead", lang, cpu)
     root = parse(fig.svg)
-    needed = "GPU capture needed" if lang == "en" else "GPU のキャプチャが必要"
+    needed = "Not yet measured on a GPU" if lang == "en" else "GPU ではまだ計測していません"
     assert fig.data == {"placeholder": True, "device": "cuda", "shown": {REDUCE_OVERHEAD: "cpu"}}
     assert ["".join(t.itertext()) for t in with_class(root, "kb-placeholder-needed")] == [needed]
-    assert needed in fig.alt and needed in fig.caption and REDUCE_OVERHEAD in fig.alt
+    assert needed in fig.alt and ("not yet measured" if lang == "en" else "まだ計測していません") in fig.caption and REDUCE_OVERHEAD in fig.alt
     assert not with_class(root, "kb-bar") and not re.search(r"\d\s?(µs|ms)\b", fig.svg)  # no time drawn, none made up
     # even a CPU capture that holds numbers is not drawn from
     noisy = overhead_capture("cpu")

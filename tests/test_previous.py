@@ -47,7 +47,7 @@ def test_the_same_kernels_and_time_within_the_threshold_say_so(lang, title, same
     ("en", ["Kernels now launched: <code>aten::mul</code> ×3", "Kernels no longer launched: <code>aten::add</code> ×2",
             "Total launches: 2 → 3", "Total kernel time: 10.0 µs → 30.0 µs (3.0×)", "torch: <code>2.12.0</code> → <code>2.13.0</code>"]),
     ("ja", ["新たに起動されたカーネル: <code>aten::mul</code> ×3", "起動されなくなったカーネル: <code>aten::add</code> ×2",
-            "起動回数の合計: 2 → 3", "カーネル時間の合計: 10.0 µs → 30.0 µs (約 3.0 倍)", "torch: <code>2.12.0</code> → <code>2.13.0</code>"]),
+            "起動回数の合計: 2 → 3", "カーネル時間の合計: 10.0 µs → 30.0 µs (3.0 倍)", "torch: <code>2.12.0</code> → <code>2.13.0</code>"]),
 ])
 def test_kernels_launches_time_and_environment_that_changed(lang, words):
     cap = crafted(old(torch="2.12.0"), sessions=((("aten::mul", 3, 30.0),),))

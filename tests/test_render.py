@@ -35,10 +35,12 @@ def entry_with(cpu=None, cuda=None) -> Entry:
 
 def output_block(rendered: str) -> list[str]:
     """The lines of the fenced block right under the example's "Output" label, as the page shows them."""
-    after = rendered.split('<p class="kb-label">Output</p>', 1)[1].lstrip("\n")
+    label = '<p class="kb-label">Output</p>' if '<p class="kb-label">Output</p>' in rendered else "Output\n    {: .kb-label }"  # in a tab
+    after = rendered.split(label, 1)[1].lstrip("\n")
     fence, rest = after.split("\n", 1)
-    assert re.fullmatch(r"`{3,}text", fence), f"no text block under the output label: {fence!r}"
-    return rest.split("\n" + fence[:-4] + "\n", 1)[0].split("\n")
+    indent = fence[:len(fence) - len(fence.lstrip())]  # inside a tab (a CPU capture beside the CUDA tab that waits): indented
+    assert re.fullmatch(r"`{3,}text", fence.strip()), f"no text block under the output label: {fence!r}"
+    return [line.removeprefix(indent) for line in rest.split("\n" + fence[:-4] + "\n", 1)[0].split("\n")]
 
 
 def test_run_block_shows_code_output_kernels_and_provenance():

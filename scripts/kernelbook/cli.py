@@ -114,6 +114,8 @@ def cmd_kernels(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     kernels, launches, kind = read_kernels(path)
+    if args.record:  # a trace recorded elsewhere, for [[kb:recorded]]
+        return print(__import__("kernelbook.recorded").recorded.write(path, Path(args.record), kind, launches, kernels)) or 0
     if args.json:
         print(json_visible(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
@@ -311,6 +313,7 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("file")
     k.add_argument("--json", action="store_true")
     k.add_argument("--full", action="store_true", help="full demangled names")
+    k.add_argument("--record", metavar="OUT", help="write what was read and the trace's sha256 to OUT, beside it ([[kb:recorded]])")
     k.set_defaults(func=cmd_kernels)
 
     m = sub.add_parser("merge", help="bring captures from other folders (e.g. CI shard artifacts) into this tree")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from .directives.claims import HOLE
+
 
 def summary(counts: Counter) -> str:
     """One line: figures, notebook pages, other pages and search entries, made against taken from the cache."""
@@ -18,8 +20,11 @@ def summary(counts: Counter) -> str:
 def unchecked(notes: list[str]) -> str:
     """The claims scoped to a device no fresh capture is of (each note ends "unchecked on <device> ...")."""
     devices = sorted({note.rsplit("unchecked on ", 1)[1].split()[0] for note in notes})
+    holes = sum(note.endswith(HOLE) for note in notes)
     return (f"{len(notes)} device-scoped claim(s) unchecked on {' and '.join(devices)} (no fresh capture of that device), "
-            "listed above and on the instructors' page")
+            "listed above and on the instructors' page"
+            + (f"; {holes} of them make no comparison, so their pages show the bare placeholder (the notes ending "
+               f"'{HOLE}'): rewrite the sentence to stand without the number, or give its reference" if holes else ""))
 
 
 def warned(config) -> bool:

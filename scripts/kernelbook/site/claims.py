@@ -177,7 +177,7 @@ def value_of(claim: Claim, capture: Capture) -> Any:
     return lookup(capture.data, claim.args, claim, capture)
 
 
-@kind("ratio", show=lambda claim, got, lang: format_ratio(got, lang), args="`A / B`, two keys of the snippet's results")
+@kind("ratio", show=lambda claim, got, lang: format_ratio(got, lang, exact=claim.op == "=="), args="`A / B`, two keys of the snippet's results")
 def ratio(claim: Claim, capture: Capture) -> float:
     top, _, bottom = claim.args.partition("/")
     if not bottom:

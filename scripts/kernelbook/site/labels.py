@@ -14,7 +14,7 @@ LABELS: dict[str, dict[str, str]] = {
     "time": {"ja": "時間", "en": "Time"},
     "total": {"ja": "合計", "en": "Total"},
     "full_name": {"ja": "完全な名前を表示", "en": "show the full name"},
-    "session": {"ja": "プロファイラのセッション {i} / {n}", "en": "profiler session {i} of {n}"},
+    "session": {"ja": "profiler セッション {i} / {n}", "en": "profiler session {i} of {n}"},
     "ran_on": {"ja": "実行環境", "en": "Ran on"},
     "wall": {"ja": "実行時間", "en": "wall time"},
     "commit": {"ja": "コミット", "en": "commit"},
@@ -62,14 +62,14 @@ LABELS: dict[str, dict[str, str]] = {
     "previous_launches": {"ja": "起動回数の合計", "en": "Total launches"},
     "previous_time": {"ja": "カーネル時間の合計", "en": "Total kernel time"},
     "previous_time_same": {"ja": "カーネル時間の合計 (±{pct}% 以内で変化なし)", "en": "Total kernel time (unchanged, within ±{pct}%)"},
-    "previous_sessions": {"ja": "プロファイラのセッションの数", "en": "Profiler sessions"},
-    "previous_session": {"ja": "プロファイラのセッション {i}", "en": "profiler session {i}"},
+    "previous_sessions": {"ja": "profiler セッションの数", "en": "Profiler sessions"},
+    "previous_session": {"ja": "profiler セッション {i}", "en": "profiler session {i}"},
     "env_snippet": {"ja": "スニペット", "en": "Snippet"},
     "env_device": {"ja": "デバイス", "en": "Device"},
     "env_torch": {"ja": "torch", "en": "torch"},
     "env_when": {"ja": "実行日時 (UTC)", "en": "Captured (UTC)"},
     "env_summary": {
-        "ja": "GPU (CUDA) のキャプチャは {n} 件中 {cuda} 件、CPU のキャプチャは {n} 件中 {cpu} 件です。",
+        "ja": "GPU (CUDA) のキャプチャ: {cuda} / {n} 件、CPU のキャプチャ: {cpu} / {n} 件。",
         "en": "GPU (CUDA) captures: {cuda} of {n}; CPU captures: {cpu} of {n}.",
     },
     "nb_title": {"ja": "この章をノートブックで", "en": "This chapter as a notebook"},
@@ -90,7 +90,7 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "The output cells hold the same captures the chapter page shows, not the result of running this notebook.",
     },
     "nb_captured_one": {
-        "ja": "キャプチャした環境は {where} です。",
+        "ja": "キャプチャした環境: {where}。",
         "en": "Captured on {where}.",
     },
     "nb_captured_many": {
@@ -142,23 +142,51 @@ LABELS: dict[str, dict[str, str]] = {
     # scoped claims waiting for their device's capture (the text is the spec's, both languages)
     "needs_cuda": {"ja": "GPU のキャプチャが必要", "en": "GPU capture needed"},
     "needs_cpu": {"ja": "CPU のキャプチャが必要", "en": "CPU capture needed"},
+    # an example's CUDA tab while no GPU has run it (directives/run.py: gpu_door)
+    "door_title": {"ja": "GPU (CUDA) でのキャプチャはまだありません", "en": "No GPU (CUDA) capture yet"},
+    "door_body": {
+        "ja": "このスニペットを NVIDIA の GPU で実行したキャプチャがマージされると、このタブにその実行の出力、起動された CUDA カーネルの名前と起動回数と時間、実行した GPU と torch のバージョンが表示されます。GPU でしか確かめられないこのページの主張もそのキャプチャで確かめられ、本文の「予想」は測った値に置き換わります。",
+        "en": "Once a capture of this snippet run on an NVIDIA GPU is merged, this tab shows that run: its output, the CUDA kernels it launched with their launch counts and times, and the GPU and torch version it ran on. The claims on this page that only a GPU can check are then checked against it, and the text's predictions are replaced by the measured values.",
+    },
+    "door_kit_intro": {
+        "ja": "GPU があれば、キャプチャ用のキット (ノートブック 1 つ) で本のスニペットをすべて実行し、キャプチャをまとめて送れます。",
+        "en": "If you have a GPU, the capture kit (one notebook) runs every snippet of the book and packs the captures for you to send.",
+    },
+    "door_kit": {"ja": "キャプチャ用のキット", "en": "The capture kit"},
+    "door_how": {"ja": "提供されたキャプチャのマージ方法", "en": "How contributed captures are merged"},
+    # [[kb:recorded NAME]]: a trace recorded elsewhere (directives/recorded.py), never this book's capture
+    "recorded_title": {"ja": "ほかの場所で記録されたトレース ({gpu})。この本のスニペットではありません",
+                       "en": "A trace recorded elsewhere, on an {gpu}: not this book's snippets"},
+    "recorded_body": {
+        "ja": "下のカーネルは、この本のスニペットが起動したものではありません。{project} プロジェクトが {gpu} で `torch.profiler` を使って記録し、{licence} ライセンスで公開しているトレース {trace} ({copyright}) から、この本のキャプチャと同じコード (`kernelbook kernels`) で読み取ったものです。GPU が実際に起動したカーネルの名前、起動回数、時間です。",
+        "en": "The kernels below were not launched by this book's snippets. They come from the trace {trace}, which the {project} project recorded with `torch.profiler` on an {gpu} and publishes under the {licence} licence ({copyright}), read by the same code as this book's captures (`kernelbook kernels`): the names, launch counts and times of kernels a GPU really ran.",
+    },
+    "recorded_caption": {"ja": "起動されたカーネル ({gpu}、ほかの場所で記録)", "en": "Kernels launched ({gpu}, recorded elsewhere)"},
     # objectives, at the top of a chapter: a label, not a heading
     "objectives": {"ja": "この章の目標", "en": "In this chapter you will"},
     # exercises: [[kb:predict ...]]
     "question": {"ja": "問 {n}", "en": "Question {n}"},
     "answer": {"ja": "答え", "en": "Answer"},
     "answer_value": {"ja": "実行して得た値: {value}", "en": "The run's answer: {value}"},
-    "answer_session": {"ja": " (プロファイラのセッション {i} / {n})", "en": " (profiler session {i} of {n})"},
+    "answer_session": {"ja": " (profiler セッション {i} / {n})", "en": " (profiler session {i} of {n})"},
+    "answer_predicted": {"ja": "想定している答え: {value}", "en": "The expected answer: {value}"},
     "answer_waits": {
-        "ja": "この問いの答えは {device} でしか確かめられません。その実行のキャプチャがまだないため、ここには値を示していません。",
-        "en": "Only a run on {device} can answer this question, and there is no capture of one yet, so no value is shown here.",
+        "ja": "この問いの答えは {device} でしか確かめられません。その実行のキャプチャがまだないため、ここに示しているのは測った値ではなく、本文が想定している答えです。",
+        "en": "Only a run on {device} can answer this question, and there is no capture of one yet, so what is shown here is the answer the text expects, not a measured value.",
     },
     "device_gpu": {"ja": "GPU", "en": "a GPU"},
     "device_cpu": {"ja": "CPU", "en": "a CPU"},
     # the instructors' page: every device-scoped claim and question, and whether it is checked now
     "dc_where": {"ja": "場所", "en": "Where"},
     "dc_claim": {"ja": "主張 / 問い", "en": "Claim or question"},
-    "dc_status": {"ja": "いまの状態", "en": "Checked now?"},
+    "dc_status": {"ja": "いまの状態", "en": "State"},
+    "dc_prediction": {"ja": "予想", "en": "Prediction"},
+    "dc_no_prediction": {"ja": "(比較なし: 予想を示せない)", "en": "(no comparison: nothing predicted)"},
+    "dc_predicted": {"ja": "予想のみ: {device} の新しいキャプチャがなく未計測", "en": "predicted: not yet measured (no fresh {device} capture)"},
+    "dc_measured": {"ja": "{device} で計測: {value} (torch {torch}, {date})", "en": "measured on {device}: {value} (torch {torch}, {date})"},
+    "dc_failed": {"ja": "{device} で不成立: {why}", "en": "failed on {device}: {why}"},
+    "kit_none": {"ja": "この本にはリポジトリが設定されていないため、キャプチャ用のキットへのリンクはありません (kernelbook プラグインのオプション `repository`)。",
+                 "en": "This book names no repository (the kernelbook plugin's `repository` option), so there is no link to its capture kit."},
     "dc_checked": {"ja": "確認済み: {device}, torch {torch}, {date}", "en": "checked: {device}, torch {torch}, {date}"},
     "dc_unchecked": {"ja": "未確認: {device} の新しいキャプチャがない", "en": "unchecked: no fresh {device} capture"},
     "dc_summary": {

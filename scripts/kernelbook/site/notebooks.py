@@ -77,7 +77,7 @@ def outline(chapter_markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
 
 def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry], *, site_url: str = "",
              prefix: str | None = None, glossary: Glossary | None = None, glossary_page: str = "glossary.md",
-             figure: Draw | None = None, source: str | None = None) -> dict[str, Any]:
+             figure: Draw | None = None, source: str | None = None, recorded_dir: str = "") -> dict[str, Any]:
     """The chapter as an nbformat 4.5 notebook (a plain dict; see the module docstring).
 
     ``site_url`` makes every link absolute (it must work from Colab or GitHub too);
@@ -86,15 +86,16 @@ def notebook(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Ent
     "en/"; by default "" for Japanese, the book's default language, and "<lang>/"
     otherwise). ``glossary``: link terms to ``glossary_page`` (relative to the language's
     folder). ``figure`` draws a figure (by default straight from the shown captures; the
-    site passes its cache). ``source`` names the page in messages.
+    site passes its cache). ``source`` names the page in messages. ``recorded_dir``: the
+    traces recorded elsewhere that ``[[kb:recorded]]`` reads (``snippets/recorded``).
     """
     return render(chapter_markdown, lang, chapter, book, site_url=site_url, prefix=prefix, glossary=glossary,
-                  glossary_page=glossary_page, figure=figure, source=source)[0]
+                  glossary_page=glossary_page, figure=figure, source=source, recorded_dir=recorded_dir)[0]
 
 
 def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry], *, site_url: str = "",
            prefix: str | None = None, glossary: Glossary | None = None, glossary_page: str = "glossary.md",
-           figure: Draw | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
+           figure: Draw | None = None, source: str | None = None, recorded_dir: str = "") -> tuple[dict[str, Any], list[str]]:
     """``notebook()``, and the problems its directives reported (as the page reports them: page, directive, message)."""
     prefix = ("" if lang == "ja" else f"{lang}/") if prefix is None else prefix
     url = _page_url(site_url, prefix, chapter)
@@ -104,7 +105,8 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
     body = _without_title(body)
     glossary_url = absolute(relative(page_url(glossary_page), f"{chapter}/"), url)
     ctx = Context(lang=lang, page=source or f"{chapter}/index.md", book=book, url=url,
-                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url, first_line=before)
+                  drawing=figure or shown_drawing(book), glossary=glossary, glossary_url=glossary_url, first_line=before,
+                  recorded_dir=recorded_dir)
 
     def words(text: str) -> str:
         return link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang)) if glossary else text
@@ -329,7 +331,8 @@ def planned(settings: BookSettings, book: dict[str, Entry] | None = None, *, glo
             continue
         found[page.parent / NAME] = notebook(
             text, lang, chapter, book, site_url=settings.site_url, prefix=settings.url_prefix(lang),
-            glossary=linked, glossary_page=settings.glossary_page, figure=figure, source=source)
+            glossary=linked, glossary_page=settings.glossary_page, figure=figure, source=source,
+            recorded_dir=str(settings.root / settings.snippets_dir / "recorded"))
         problems = left_as_written(found[page.parent / NAME], source) if report is not None or made is not None else []
         for problem in problems if report is not None else ():
             report(problem)  # the directives' own problems are the page's: its render reports them

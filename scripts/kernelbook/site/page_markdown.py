@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from . import editions, glossary_site, objectives
+from . import editions, glossary_site, objectives, predictions
 from .book import Entry
 from .directives import Context, render_page
 from .glossary import Glossary
-from .sections import read_pages, relative, section_index
+from .sections import page_url, read_pages, relative, section_index
 from .settings import BookSettings
 
 
@@ -72,6 +72,9 @@ def render(markdown: str, page: PageSource, state: BookState, *, figure: Figure,
         sections=lambda lang: section_index(pages(lang), lang, editions.published_base(settings, state.edition, lang)),
         pages=pages,
         glossary=state.glossary, glossary_url=glossary_site.url(settings, page.lang, page.url),
+        gpu_door=relative(settings.url_prefix(page.lang) + page_url(predictions.DOOR_PAGE), page.url) + "#" + predictions.DOOR_ANCHOR,
+        recorded_dir=str(settings.root / settings.snippets_dir / "recorded"),
+        kit=predictions.kit_links(settings.repository, settings.branch, page.lang),
         edition_changes=lambda lang: editions.page(settings, state.edition, lang, pages(lang), report),
         first_line=page.first_line,
     )

@@ -81,10 +81,16 @@ def ratio_number(ratio: float) -> str:
     return f"{ratio:.2f}" if ratio >= 0.01 or ratio == 0 else significant(ratio, 1)
 
 
-def format_ratio(ratio: float, lang: str = "en") -> str:
-    """en "13,783×", "1.4×", "0.07×"; ja "約 13,783 倍", "約 1.4 倍", "約 0.07 倍"."""
+def format_ratio(ratio: float, lang: str = "en", *, exact: bool = False) -> str:
+    """en "13,783×", "1.4×", "0.07×"; ja "約 13,783 倍", "約 1.4 倍", "約 0.07 倍".
+
+    Japanese says 「約」 only for a rounded ratio: not when ``exact`` (a ``==`` claim makes it
+    so) or when the digits are the ratio itself (「2,048 倍」, 「1.0 倍」 for exactly 1)."""
     digits = ratio_number(ratio)
-    return f"約 {digits} 倍" if lang == "ja" else f"{digits}×"
+    if lang != "ja":
+        return f"{digits}×"
+    rounded = not exact and float(digits.replace(",", "")) != ratio
+    return f"約 {digits} 倍" if rounded else f"{digits} 倍"
 
 
 def format_number(value: float) -> str:

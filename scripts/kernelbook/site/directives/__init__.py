@@ -13,6 +13,8 @@ imports the modules that register them, then renders pages:
   exercise whose answer (a claim) the run gives
 * ``instructors``: ``[[kb:objectives]]`` and ``[[kb:device-checks]]``, read from every page
 * ``glossary``: ``[[kb:term ID]]``, a link to a term's entry, and ``[[kb:glossary]]``, the glossary page
+* ``recorded``: ``[[kb:recorded NAME]]``, the kernels of a trace recorded elsewhere (a box saying whose), and
+  ``[[kb:recorded-launches ...]]`` / ``[[kb:recorded-kernel ...]]``, claims on it
 * ``spec``: ``[[kb:spec GPU FIELD]]``, a vendor specification from ``docs/gpu_specs.yml`` or a figure computed from it
 
 Each is registered with its notebook rendering too; ``notebook_render.render_notebook``
@@ -24,7 +26,7 @@ like a directive is an error naming the page, the line and the text (``scan.py``
 
 from __future__ import annotations
 
-from . import claims, data, environment, glossary, instructors, predict, run, services, spec  # noqa: F401 - each registers its directives
+from . import claims, data, environment, glossary, instructors, predict, recorded, run, services, spec  # noqa: F401 - each registers its directives
 from .context import CELL, CodeCell, Context
 from .notebook_render import render_notebook
 from .page_render import render_page

@@ -9,7 +9,7 @@ function in ``site/claims.py``.
 
 from __future__ import annotations
 
-from .. import claims
+from .. import claims, predictions
 from ..escape import inert
 from ..labels import label
 from .context import Context
@@ -45,9 +45,14 @@ def evaluate(claim: claims.Claim, ctx: Context) -> claims.Reading | None:
         ctx.error(claim.text, f"cannot evaluate it ({type(exc).__name__}: {exc})")
         return None
     if reading.unchecked_on:
+        hole = "" if predictions.words(claim, ctx.lang) is not None else f"; {HOLE}"
         ctx.unchecked.append(f"{ctx.page}: {claim.text}: unchecked on {reading.unchecked_on} "
-                             f"(no fresh {reading.unchecked_on} capture of {claim.snippet})")
+                             f"(no fresh {reading.unchecked_on} capture of {claim.snippet}){hole}")
     return reading
+
+
+# the build's note on a scoped claim that predicts nothing (build_report counts these)
+HOLE = "no comparison to show as a prediction: the page shows the bare placeholder"
 
 
 def needs_capture(device: str, lang: str) -> str:
@@ -56,9 +61,13 @@ def needs_capture(device: str, lang: str) -> str:
 
 
 def inline_value(reading: claims.Reading, ctx: Context) -> str:
-    """The claim's value as inline HTML: code for kernel names and strings, a placeholder when unchecked."""
+    """The claim's value as inline HTML: code for kernel names and strings; its prediction while its
+    device has no fresh capture (``predictions.py``), or the placeholder when it makes none."""
     claim = reading.claim
     if reading.capture is None:
+        predicted = predictions.predicted_html(claim, ctx.lang, ctx.gpu_door)
+        if predicted is not None:
+            return predicted
         return f'<span class="kb-value kb-needs-capture" title="{claim.scope}">{inert(needs_capture(claim.scope, ctx.lang))}</span>'
     got = reading.value
     text = inert(claims.format_value(claim, got, ctx.lang))  # what a capture says is never markup: escape.py
@@ -77,7 +86,8 @@ def render_notebook(d: Directive, ctx: Context) -> str:
         return reading
     claim = reading.claim
     if reading.capture is None:
-        return f"*{inert(needs_capture(claim.scope, ctx.lang))}*"
+        predicted = predictions.predicted_text(claim, ctx.lang)
+        return predicted if predicted is not None else f"*{inert(needs_capture(claim.scope, ctx.lang))}*"
     text = inert(claims.format_value(claim, reading.value, ctx.lang))
     code = claims.KINDS[claim.kind].code or (isinstance(reading.value, str) and claim.kind == "value")
     return f"<code>{text}</code>" if code else text

@@ -50,6 +50,9 @@ class Context:
     drawing: Callable[[str, str], "Figure"] = _no_drawing  # in a notebook: (name, lang) -> the drawn figure
     glossary: "Glossary | None" = None
     glossary_url: str = ""  # where this page reaches the glossary page ("../glossary/"; absolute in a notebook)
+    gpu_door: str = ""  # where this page reaches how to capture on a GPU and contribute it (the instructors' page)
+    recorded_dir: str = ""  # the folder of traces recorded elsewhere (snippets/recorded): [[kb:recorded]]
+    kit: tuple[str, str] = ("", "")  # the capture kit for this language: (its file on GitHub, its Colab link); "" without a repository
     edition_changes: Callable[[str], str] = _nothing  # lang -> what changed since the previous edition (editions.py)
     errors: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks

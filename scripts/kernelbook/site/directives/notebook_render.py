@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from .. import japanese
 from ..notebook_prose import jupyter_markdown
 from .context import Context
 from .registry import REGISTRY, Registry
@@ -34,10 +35,17 @@ def render_notebook(markdown: str, ctx: Context, registry: Registry = REGISTRY, 
         kept.append(text)
         return f"\x02nb{len(kept) - 1}\x03"
 
+    inline: dict[int, str] = {}  # what each inline directive inserts into its sentence
+
     def render(block: bool, d) -> str:
-        return keep((registry.blocks if block else registry.inlines)[d.name].notebook(d, ctx))
+        marker = keep((registry.blocks if block else registry.inlines)[d.name].notebook(d, ctx))
+        if not block:
+            inline[len(kept) - 1] = kept[-1]
+        return marker
 
     text = substitute(markdown, ctx, registry, render)
+    if ctx.lang == "ja":  # as on the page: no space between an inserted value and the Japanese beside it
+        text = japanese.join(text, [inline.get(i, "") for i in range(len(kept))], _KEPT)
     text = jupyter_markdown(words(text), ctx.url)
     return _KEPT.sub(lambda m: kept[int(m.group(1))], text)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import claims
+from .. import claims, predictions
 from ..escape import inert
 from ..labels import label
 from .claims import evaluate, needs_capture
@@ -108,9 +108,11 @@ def split_body(body: str) -> tuple[str, str, int]:
 def _answer(reading: claims.Reading, lang: str) -> list[str]:
     """The answer's first lines: what the run gave (or which capture it waits for), its attribute list beside it."""
     claim = reading.claim
-    if reading.capture is None:
+    if reading.capture is None:  # the expected answer, as the prediction it still is (predictions.py)
         device = label("device_cpu" if claim.scope == "cpu" else "device_gpu", lang)
-        return [f"**{needs_capture(claim.scope, lang)}**", "{: .kb-answer .kb-needs-capture }", "",
+        said = predictions.predicted_text(claim, lang)
+        return [label("answer_predicted", lang, value=f"**{said}**") if said else f"**{needs_capture(claim.scope, lang)}**",
+                "{: .kb-answer .kb-predicted }" if said else "{: .kb-answer .kb-needs-capture }", "",
                 label("answer_waits", lang, device=device)]
     value = claims.format_value(claim, reading.value, lang)
     where = ""

@@ -55,8 +55,24 @@ def example(entry: Entry, ctx: Context) -> str:
     for capture in entry.fresh:
         if capture.last_session is not None and capture.last_session.launches == 0:
             ctx.error(f"[[kb:run {entry.snippet.id}]]", f"the {capture.device} capture opened a profiler but recorded no kernel: did the code under the profiler run?")
-    parts += cpu_notice(entry, ctx) + per_device(entry, lambda capture: captured(capture, lang)) + ["</div>", ""]
+    parts += cpu_notice(entry, ctx) + per_device(entry, lambda capture: captured(capture, lang), gpu_door(ctx)) + ["</div>", ""]
     return "\n".join(parts)
+
+
+def gpu_door(ctx: Context) -> str:
+    """The CUDA tab of an example no GPU has run yet: what will appear there, and the reader's
+    way to a capture (the capture kit, its Colab link, how contributed captures are merged)."""
+    lang, (kit, colab) = ctx.lang, ctx.kit
+    links = []
+    if kit:
+        links.append(f'<a class="kb-kit" href="{html.escape(kit)}">{label("door_kit", lang)}</a>')
+    if colab:
+        links.append(f'<a class="kb-kit-colab" href="{html.escape(colab)}" target="_blank" rel="noopener">{label("nb_colab", lang)}</a>')
+    if ctx.gpu_door:
+        links.append(f'<a class="kb-door-how" href="{html.escape(ctx.gpu_door)}">{label("door_how", lang)}</a>')
+    return (f'<section class="kb-gpu-door"><p class="kb-label">{label("door_title", lang)}</p>'
+            f'<p>{label("door_body", lang)}</p><p>{label("door_kit_intro", lang)}</p>'
+            f'<p class="kb-door-links">{" · ".join(links)}</p></section>')
 
 
 def cpu_notice(entry: Entry, ctx: Context) -> list[str]:
@@ -116,15 +132,30 @@ def interpreted(capture: Capture) -> bool:
     return any(e.kind == "op" and e.name.startswith(TRITON_RANGE) for s in capture.sessions for e in s.events)
 
 
-def per_device(entry: Entry, render: Callable[[Capture], str]) -> list[str]:
-    """What ``render`` makes of each fresh capture: a tab each when there are several, else the one shown."""
-    tabs = device_tabs(entry)
+def per_device(entry: Entry, render: Callable[[Capture], str], waiting: str = "") -> list[str]:
+    """What ``render`` makes of each fresh capture: a tab each when there are several, else the one shown.
+
+    ``waiting``: what a CUDA tab shows while no GPU capture of the snippet is fresh, after
+    the CPU's tab (the CPU's run stays what the reader sees first)."""
+    tabs: list[tuple[str, Capture | None]] = list(device_tabs(entry))
+    if waiting and entry.cpu is not None and not any(c.device == "cuda" for _, c in tabs):
+        tabs.append(("CUDA", None))
     if len(tabs) > 1:
         parts = []
         for name, capture in tabs:
-            parts += [f'=== "{name}"', "", indent(render(capture)), ""]
+            parts += [f'=== "{name}"', "", indent(in_tab(render(capture)) if capture is not None else waiting), ""]
         return parts
     return [render(entry.shown), ""]
+
+
+_LABEL = re.compile(r'^<p class="kb-label">(.*)</p>$', re.MULTILINE)
+
+
+def in_tab(markdown: str) -> str:
+    """A capture's Markdown as a tab holds it: indented, a raw ``<p>`` is not a block to Python-Markdown
+    but text in a paragraph (``<p><p class="kb-label">``, which a browser splits round an empty one),
+    so each label is a paragraph with its class in an attribute list instead."""
+    return _LABEL.sub(lambda m: m.group(1) + "\n{: .kb-label }", markdown)
 
 
 def device_tabs(entry: Entry) -> list[tuple[str, Capture]]:
@@ -165,8 +196,13 @@ def kernel_table(capture: Capture, lang: str) -> str:
     caption = f'{label("kernels", lang)} ({capture.device.upper()})'
     if len(capture.sessions) > 1:
         caption += " — " + label("session", lang, i=len(capture.sessions), n=len(capture.sessions))
+    return kernels_html(session.kernels, session.launches, caption, lang)
+
+
+def kernels_html(kernels, launches: int, caption: str, lang: str) -> str:
+    """A kernel panel: each kernel's short name (the full one a click away), launches and time, and the total."""
     rows = []
-    for k in session.kernels:
+    for k in kernels:
         name = inert(k.name)
         short = inert(short_name(k.name))
         cell = short if short == name else (
@@ -176,8 +212,8 @@ def kernel_table(capture: Capture, lang: str) -> str:
             cell = f"<code>{short}</code>"
         rows.append(f"<tr><td>{cell}</td><td>{k.count}</td><td>{format_seconds(k.time_us * 1e-6)}</td></tr>")
     rows.append(
-        f'<tr class="kb-total"><td>{label("total", lang)}</td><td>{session.launches}</td>'
-        f"<td>{format_seconds(session.kernel_time_us * 1e-6)}</td></tr>"
+        f'<tr class="kb-total"><td>{label("total", lang)}</td><td>{launches}</td>'
+        f"<td>{format_seconds(sum(k.time_us for k in kernels) * 1e-6)}</td></tr>"
     )
     head = f'<tr><th>{label("kernel", lang)}</th><th>{label("launches", lang)}</th><th>{label("time", lang)}</th></tr>'
     # a <section>, not a <div>: inside a tab (indented) md_in_html would take its </div> for the example's own

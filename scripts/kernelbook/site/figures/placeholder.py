@@ -3,8 +3,8 @@
 A figure registered with ``FigureKind(..., device="cuda", subject={...})`` is drawn only
 from CUDA captures. While the page shows a CPU capture of a snippet it needs (no GPU has
 run it yet, or its GPU capture is stale), ``figures.figure`` draws this instead: a dashed
-box naming what the figure shows and saying, in the words the claims use, that a GPU
-capture is needed. Nothing is drawn from the CPU's data, so the page never shows a CPU
+box naming what the figure shows and saying, as the claims' predictions do, that it is not
+yet measured on a GPU. Nothing is drawn from the CPU's data, so the page never shows a CPU
 rehearsal's numbers as if they answered a GPU question.
 """
 
@@ -19,24 +19,26 @@ from .svg import FONT, SMALL, Layout, document, el, text, wrap
 
 S = Strings({
     "en": {
-        "needed_cuda": "GPU capture needed",
-        "needed_cpu": "CPU capture needed",
+        "needed_cuda": "Not yet measured on a GPU",
+        "needed_cpu": "Not yet measured on a CPU",
         "device_cuda": "GPU (CUDA)",
         "device_cpu": "CPU",
         "why": "This figure is drawn only from a {device} capture of {snippets}, and there is none yet; "
         "the page shows a {shown} capture, which cannot measure it.",
         "alt": "{subject}: {needed}. {why}",
-        "caption": "{subject}: {needed}; this figure is drawn only from a {device} capture, and there is none yet.",
+        "caption": "{subject}: not yet measured. This figure is drawn only from a {device} capture, and there is "
+        "none yet; the example's {device} tab says how to make one.",
     },
     "ja": {
-        "needed_cuda": "GPU のキャプチャが必要",
-        "needed_cpu": "CPU のキャプチャが必要",
+        "needed_cuda": "GPU ではまだ計測していません",
+        "needed_cpu": "CPU ではまだ計測していません",
         "device_cuda": "GPU (CUDA)",
         "device_cpu": "CPU",
         "why": "この図は {snippets} の {device} でのキャプチャだけから描きますが、それはまだありません。"
         "このページが示しているのは {shown} でのキャプチャで、これでは測れません。",
         "alt": "{subject}: {needed}。{why}",
-        "caption": "{subject}: {needed}です。この図は {device} でのキャプチャだけから描くもので、まだありません。",
+        "caption": "{subject}: まだ計測していません。この図は {device} でのキャプチャだけから描くもので、それはまだありません。"
+        "キャプチャの作り方は、例の {device} のタブにあります。",
     },
 })
 
