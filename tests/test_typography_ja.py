@@ -54,6 +54,8 @@ def _prepare(scope: Tag) -> None:
     each bold or link element gets its edges marked."""
     for tag in scope.find_all(["script", "style", "svg", "pre", "noscript", "button"]):
         tag.decompose()
+    for tag in scope.select("a.md-button"):  # a row of buttons (the notebook's links), set apart by the theme: not prose
+        tag.decompose()
     for tag in scope.find_all(["code", "kbd", "math"]):
         tag.replace_with(NavigableString("X"))
     for tag in scope.find_all(_MARKED):
@@ -211,3 +213,17 @@ def test_a_bold_span_commonmark_cannot_close_fails_in_a_notebook(tmp_path):
     found = notebook_typography(notebook, "planted.ipynb")
     assert [f.split(":")[0] for f in found] == ["planted.ipynb cell c0", "planted.ipynb cell c1"], found
     assert all("CommonMark does not render" in f for f in found)
+
+
+def test_a_bold_term_link_is_written_so_commonmark_renders_it():
+    # the notebooks link a bold term inside its bold: `**[カーネル](url)**` between Japanese characters
+    # never closes in CommonMark; bold_inside_links writes the same bold link as `[**カーネル**](url)`
+    from kernelbook.site.notebook_prose import bold_inside_links
+
+    linked = '答えは**[カーネル](https://example.org/glossary/#kernel "GPU の仕事")**です。'
+    assert "**" in BeautifulSoup(_COMMONMARK.render(linked), "html.parser").get_text()
+    fixed = bold_inside_links(linked)
+    assert fixed == '答えは[**カーネル**](https://example.org/glossary/#kernel "GPU の仕事")です。'
+    rendered = BeautifulSoup(_COMMONMARK.render(fixed), "html.parser")
+    assert "**" not in rendered.get_text() and rendered.select_one("a > strong").get_text() == "カーネル"
+    assert bold_inside_links("**plain** and **[x](u) y**") == "**plain** and **[x](u) y**"  # not a lone link: left as written

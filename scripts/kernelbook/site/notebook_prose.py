@@ -38,6 +38,19 @@ def jupyter_markdown(markdown: str, page_url: str) -> str:
     return _links(_boxes(markdown), page_url)
 
 
+
+_BOLD_LINK = re.compile(r"(\*\*|__)(?P<head>\[)(?P<words>(?:[^\]\\\n*]|\\.)+)(?P<tail>\]\([^)\n]*\))\1")
+
+
+def bold_inside_links(text: str) -> str:
+    """``**[words](url)**`` as ``[**words**](url)``: the same bold link, in a form CommonMark reads.
+
+    A term link inside bold puts the closing ``**`` after ``)``: between that and a following
+    letter, as between Japanese characters with no space, CommonMark's flanking rule does not
+    close the bold and the notebook shows the asterisks. Inside the link text it always closes.
+    """
+    return _BOLD_LINK.sub(lambda m: f"{m.group('head')}{m.group(1)}{m.group('words')}{m.group(1)}{m.group('tail')}", text)
+
 def _outside(pattern: re.Pattern[str], text: str, change) -> str:
     """``text`` with ``change`` applied to what lies between the matches of ``pattern``, which stay as written."""
     out, last = [], 0

@@ -43,7 +43,7 @@ from .escape import inert
 from .figure_cache import Draw, drawing, shown_drawing
 from .glossary import Glossary, load as load_glossary
 from .labels import label
-from .notebook_prose import absolute
+from .notebook_prose import absolute, bold_inside_links
 from .page_text import FENCE, front_matter, headings, lines_before, strip_code, title
 from .sections import page_url, relative
 from .settings import BookSettings
@@ -109,7 +109,7 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
                   recorded_dir=recorded_dir)
 
     def words(text: str) -> str:
-        return link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang)) if glossary else text
+        return bold_inside_links(link_terms(text, glossary, lang, chapter, notebook_link(glossary_url, lang))) if glossary else text
 
     cells: list[dict[str, Any]] = []
     ids: set[str] = set()

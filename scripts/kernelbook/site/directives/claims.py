@@ -80,14 +80,18 @@ def inline_value(reading: claims.Reading, ctx: Context) -> str:
 
 
 def render_notebook(d: Directive, ctx: Context) -> str:
-    """The claim's value as a notebook shows it: code for kernel names and strings, the placeholder in italics."""
+    """The claim's value as a notebook shows it: code for kernel names and strings, the placeholder set apart
+    (in italics; in Japanese, which has no italics, in 「」)."""
     reading = read(d, ctx)
     if isinstance(reading, str):
         return reading
     claim = reading.claim
     if reading.capture is None:
         predicted = predictions.predicted_text(claim, ctx.lang)
-        return predicted if predicted is not None else f"*{inert(needs_capture(claim.scope, ctx.lang))}*"
+        if predicted is not None:
+            return predicted
+        needed = inert(needs_capture(claim.scope, ctx.lang))
+        return f"「{needed}」" if ctx.lang == "ja" else f"*{needed}*"
     text = inert(claims.format_value(claim, reading.value, ctx.lang))
     code = claims.KINDS[claim.kind].code or (isinstance(reading.value, str) and claim.kind == "value")
     return f"<code>{text}</code>" if code else text

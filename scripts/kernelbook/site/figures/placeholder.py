@@ -36,8 +36,8 @@ S = Strings({
         "device_cpu": "CPU",
         "why": "この図は {snippets} の {device} でのキャプチャだけから描きますが、それはまだありません。"
         "このページが示しているのは {shown} でのキャプチャで、これでは測れません。",
-        "alt": "{subject}: {needed}。{why}",
-        "caption": "{subject}: まだ計測していません。この図は {device} でのキャプチャだけから描くもので、それはまだありません。"
+        "alt": "{subject}は、{needed}。{why}",
+        "caption": "{subject}は、まだ計測していません。この図は {device} でのキャプチャだけから描くもので、それはまだありません。"
         "キャプチャの作り方は、例の {device} のタブにあります。",
     },
 })
