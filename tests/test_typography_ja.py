@@ -220,10 +220,10 @@ def test_a_bold_term_link_is_written_so_commonmark_renders_it():
     # never closes in CommonMark; bold_inside_links writes the same bold link as `[**カーネル**](url)`
     from kernelbook.site.notebook_prose import bold_inside_links
 
-    linked = '答えは**[カーネル](https://example.org/glossary/#kernel "GPU の仕事")**です。'
+    linked = '答えは**[カーネル](https://example.org/glossary/#kernel "GPU の仕事 (1 回の起動)")**です。'  # ")" in the title
     assert "**" in BeautifulSoup(_COMMONMARK.render(linked), "html.parser").get_text()
     fixed = bold_inside_links(linked)
-    assert fixed == '答えは[**カーネル**](https://example.org/glossary/#kernel "GPU の仕事")です。'
+    assert fixed == '答えは[**カーネル**](https://example.org/glossary/#kernel "GPU の仕事 (1 回の起動)")です。'
     rendered = BeautifulSoup(_COMMONMARK.render(fixed), "html.parser")
     assert "**" not in rendered.get_text() and rendered.select_one("a > strong").get_text() == "カーネル"
     assert bold_inside_links("**plain** and **[x](u) y**") == "**plain** and **[x](u) y**"  # not a lone link: left as written

@@ -39,7 +39,7 @@ def jupyter_markdown(markdown: str, page_url: str) -> str:
 
 
 
-_BOLD_LINK = re.compile(r"(\*\*|__)(?P<head>\[)(?P<words>(?:[^\]\\\n*]|\\.)+)(?P<tail>\]\([^)\n]*\))\1")
+_BOLD_LINK = re.compile(r'(\*\*|__)(?P<head>\[)(?P<words>(?:[^\]\\\n*]|\\.)+)(?P<tail>\]\((?:[^)"\n]|"(?:[^"\\\n]|\\.)*")*\))\1')  # a title may hold ")"
 
 
 def bold_inside_links(text: str) -> str:
