@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, book_settings, copy_project, run_cli
-from kernelbook.site import notebook_links, notebooks
+from kernelbook.site import notebook_links, notebooks, predictions
 from kernelbook.site.book import load_book
 from kernelbook.site.labels import label
 from kernelbook.site.page_text import front_matter, headings
@@ -161,9 +161,9 @@ def test_no_directive_or_site_only_markdown_is_left_in_a_notebook(lang):
 def test_directives_become_what_a_notebook_can_show(generated, book, lang):
     nb = generated[lang]
     source = "\n".join(text(c["source"]) for c in markdown_cells(nb))
-    # claims as their values; a scoped claim without its device's capture as the page's placeholder
+    # claims as their values; a scoped claim without its device's capture as its prediction, never a bare placeholder
     assert ("プロファイラが記録したカーネルの起動は 1 回でした" if lang == "ja" else "the profiler recorded 1 kernel launch") in _unlinked(source)
-    assert f"*{label('needs_cuda', lang)}*" in source
+    assert f"({predictions.NOTE[lang]})" in source and label("needs_cuda", lang) not in source
     kernel = book["ch01/eager_profile"].shown.sessions[-1].kernels[0].name
     assert f"<code>{kernel}</code>" in source
     # objectives, then every question with its answer closed in a <details>
