@@ -25,7 +25,7 @@ touches all of them alike, and prints the median of ``--repeats`` runs and the r
 Then ``mkdocs serve`` of the book: the time from saving a one-word prose edit of a chapter
 page to the server answering with the edited page (median of ``--reloads``; target <= 2 s).
 
-``--chapters N``: the scaled book instead: chapters 1–4 copied, in both languages, as
+``--chapters N``: the scaled book instead (``--also DIR``: that checkout's code building it, cold): chapters 1–4 copied, in both languages, as
 chapters 5..N (chapter k a copy of chapter (k - 5) % 4 + 1, the nav extended with each copy's
 page and notebook; everything else as is). Ours warm, ours cold and the baseline are each
 timed at 4 chapters and at N, round-robin in the same run, and the bench prints each variant's
@@ -353,33 +353,42 @@ def scaled_bench(args, tmp: Path, ours: Path) -> int:
     big = scaled(copy_book(ROOT, tmp / f"ours-{n}"), n)
     books = {real: (ours, baseline(tmp, "baseline", jupyter=True)),
              n: (big, baseline(tmp, f"baseline-{n}", jupyter=True, chapters=n))}
-    # (variant, chapters): (book, the cache emptied before each run)
-    variants = {}
+    # (variant, chapters): (book, the cache emptied before each run, PYTHONPATH first)
+    variants: dict[tuple[str, int], tuple[Path, bool, Path | None]] = {}
     for size, (book, base) in books.items():
-        variants[("ours, warm", size)] = (book, False)
-        variants[("ours, cold", size)] = (book, True)
-        variants[("baseline", size)] = (base, False)
-    for (_, size), (book, _) in variants.items():  # warm-up: imports in the page cache, caches (and copies' notebooks) made
-        run(book, tmp / "site-warmup", None)
+        variants[("ours, warm", size)] = (book, False, None)
+        variants[("ours, cold", size)] = (book, True, None)
+        variants[("baseline", size)] = (base, False, None)
+    names = ["baseline", "ours, warm", "ours, cold"]
+    for i, other in enumerate(args.also):  # another checkout's code over this book: its cold build, side by side
+        names.append(f"also {other}, cold")
+        for size in books:
+            book = copy_book(ROOT, tmp / f"also-{i}-{size}")
+            shutil.rmtree(book / "scripts")
+            shutil.copytree(other.resolve() / "scripts", book / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+            variants[(names[-1], size)] = (scaled(book, n) if size == n else book, True, book / "scripts")
+    for (_, size), (book, _, scripts) in variants.items():  # warm-up: imports in the page cache, caches (and copies' notebooks) made
+        run(book, tmp / "site-warmup", scripts)
     times: dict[tuple[str, int], list[float]] = {key: [] for key in variants}
     load_before = os.getloadavg()
     for _ in range(args.repeats):
-        for key, (book, cold) in variants.items():
+        for key, (book, cold, scripts) in variants.items():
             if cold:
                 empty(book / ".kernelbook" / "cache", ())
-            times[key].append(run(book, tmp / f"site-{key[1]}-{len(times[key])}", None))
+            times[key].append(run(book, tmp / f"site-{key[1]}-{len(times[key])}", scripts))
     load_after = os.getloadavg()
     medians = {key: statistics.median(ts) for key, ts in times.items()}
     print(f"mkdocs build of the book (ja + en) at {real} and at {n} chapters (chapters {real + 1}-{n}: copies of 1-{real}), "
           f"whole process, median of {args.repeats}, round-robin; {os.cpu_count()} CPUs, "
           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    print(f"  {'':<12}  {f'{real} chapters':>16}  {f'{n} chapters':>16}  per added chapter")
+    width = max(map(len, names))
+    print(f"  {'':<{width}}  {f'{real} chapters':>16}  {f'{n} chapters':>16}  per added chapter")
     slopes = {}
-    for name in ("baseline", "ours, warm", "ours, cold"):
+    for name in names:
         small, large = medians[(name, real)], medians[(name, n)]
         slopes[name] = (large - small) / (n - real)
         base = medians[("baseline", real)], medians[("baseline", n)]
-        print(f"  {name:<12}  {small:6.2f} s ({small / base[0]:4.2f}x)  {large:6.2f} s ({large / base[1]:4.2f}x)  "
+        print(f"  {name:<{width}}  {small:6.2f} s ({small / base[0]:4.2f}x)  {large:6.2f} s ({large / base[1]:4.2f}x)  "
               f"{slopes[name]:6.3f} s ({slopes[name] / slopes['baseline'] if slopes['baseline'] > 0 else float('nan'):4.2f}x)")
     slope = slopes["ours, cold"] / slopes["baseline"] if slopes["baseline"] > 0 else float("inf")
     cold = medians[("ours, cold", real)] / medians[("baseline", real)]
