@@ -76,7 +76,8 @@ class Ahead:
         if entry not in self.asked:
             return False
         self._read_answers()
-        if self._current() not in (entry, None):  # the child is on an earlier page: this one is converted here
+        if not entry.exists() and entry not in self.answered and self._current() not in (entry, None):
+            # the child is on an earlier page: this one is converted here
             self.asked.discard(entry)
             return False
         while not entry.exists() and entry not in self.answered and not self.exited():
