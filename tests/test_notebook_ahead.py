@@ -58,6 +58,14 @@ report["lock_in_child"] = int(order.read_text().split()[1])
 report["lock_in_parent"] = os.readlink(f"/proc/self/fd/{held}") == str(tmp)
 report["status"] = ahead.status
 
+ahead = notebook_ahead.start(convert, {}, close=(held, None))  # while a page waits, the build takes the last job
+ahead.ask([(tmp / n, tmp / (n + ".json")) for n in ("x", "y", "z")])
+report["waits_for_x"] = ahead.wait_for(tmp / "x.json") and (tmp / "x.json").exists()
+report["z_written"] = (tmp / "z.json").exists()
+report["y_and_z_waited"] = ahead.wait_for(tmp / "y.json") and ahead.wait_for(tmp / "z.json")
+ahead.finish()
+report["by"] = {line.split()[0]: int(line.split()[1]) for line in order.read_text().splitlines() if line.split()[0] in "xyz"}
+
 ahead = notebook_ahead.start(lambda source: time.sleep(120), {})
 ahead.ask([(tmp / "e", tmp / "e.json")])
 started = time.perf_counter()
@@ -91,6 +99,8 @@ def test_the_child_converts_in_order_and_the_build_waits_for_it_takes_what_it_ha
     assert report["failed_job_answered"] and report["next_job_done"]  # the page converts the failed one itself
     assert report["order"] == ["c", "d"] and report["status"] == 0  # in the order asked; a (its page's) and b skipped
     assert report["lock_in_parent"] and report["lock_in_child"] == 0  # the child does not keep the book's lock
+    assert report["waits_for_x"] and report["z_written"] and report["y_and_z_waited"]
+    assert report["by"] == {"x": 0, "y": 0, "z": 1}  # x and y by the child (no lock held), z by the build (it holds it)
     assert report["killed_in_s"] < 10
     assert report["dead_child_waited"] and report["threads_never_fork"]
 

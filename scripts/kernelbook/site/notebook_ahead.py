@@ -12,8 +12,9 @@ chapter pages on the other core; a notebook page whose entry the child is conver
 it (:meth:`Ahead.wait_for`), then reads it like any cached page. A page the child has not come
 to yet (it is still on an earlier one: a book of many chapters, whose notebooks take longer
 than their pages) is converted by the build itself, as without the child, and the child skips
-it once its entry is written: both cores convert notebooks, instead of one converting while
-the other waits.
+it once its entry is written; and while a page waits for the one the child is on, the build
+converts the last the child has not come to (the child takes them from the front, the build
+from the back): both cores convert notebooks, instead of one converting while the other waits.
 
 Under ``mkdocs serve`` the child forked for the first build stays: each rebuild hands it
 the notebooks an edit changed, and the server stops it when it stops. Only that first
@@ -29,6 +30,7 @@ with ``os._exit``, running none of the build's own cleanup.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -54,6 +56,8 @@ class Ahead:
     order: list[Path] = field(default_factory=list)  # every entry asked for, in the order the child takes them
     answered: set[Path] = field(default_factory=set)  # entries the child is done with (written, or failed)
     status: int | None = None  # its exit status once reaped
+    convert: Callable[[Path], None] | None = None  # what the child does with a job: the build does the same with one it takes
+    sources: dict[Path, Path] = field(default_factory=dict)  # each entry asked for: its notebook
     _partial: bytes = b""
 
     def ask(self, work: Iterable[tuple[Path, Path]]) -> None:
@@ -68,6 +72,7 @@ class Ahead:
             return
         self.asked.update(entry for _, entry in todo)
         self.order += [entry for _, entry in todo]
+        self.sources.update((entry, source) for source, entry in todo)
         self.answered.difference_update(entry for _, entry in todo)
 
     def wait_for(self, entry: Path) -> bool:
@@ -81,9 +86,23 @@ class Ahead:
             self.asked.discard(entry)
             return False
         while not entry.exists() and entry not in self.answered and not self.exited():
-            if not self._read_answers():
+            if not self._read_answers() and not self._take_last():
                 time.sleep(POLL_SECONDS)
         self.asked.discard(entry)
+        return True
+
+    def _take_last(self) -> bool:
+        """Convert here the last job the child has not come to; False when there is none, or when it is the
+        next after the one the child is on (the child would reach it while it is converted here: done twice).
+        Its page finds the entry written; the child skips it. One that fails is left to the child."""
+        self._current()
+        pending = [i for i, e in enumerate(self.order) if e not in self.answered and not e.exists()]
+        if len(pending) < 3 or self.convert is None:
+            return False
+        taken = self.order.pop(pending[-1])
+        if taken in self.sources:
+            with contextlib.suppress(Exception):  # the child converts it then, or its page
+                self.convert(self.sources[taken])
         return True
 
     def _current(self) -> Path | None:
@@ -175,4 +194,4 @@ def start(convert: Callable[[Path], None], options: dict, close: Iterable[int | 
     os.close(jobs_read)
     os.close(done_write)
     os.set_blocking(done_read, False)
-    return Ahead(pid, jobs_write, done_read, options)
+    return Ahead(pid, jobs_write, done_read, options, convert=convert)
