@@ -25,6 +25,21 @@ touches all of them alike, and prints the median of ``--repeats`` runs and the r
 Then ``mkdocs serve`` of the book: the time from saving a one-word prose edit of a chapter
 page to the server answering with the edited page (median of ``--reloads``; target <= 2 s).
 
+``--chapters N``: the scaled book instead (``--also DIR``: that checkout's code building it, cold): chapters 1–4 copied, in both languages, as
+chapters 5..N (chapter k a copy of chapter (k - 5) % 4 + 1, the nav extended with each copy's
+page and notebook; everything else as is). Ours warm, ours cold and the baseline are each
+timed at 4 chapters and at N, round-robin in the same run, and the bench prints each variant's
+slope (seconds per added chapter, both languages) and the ratio of the slopes (target: cold's
+slope <= 2x the baseline's, and cold at 4 chapters <= 2x the baseline).
+
+``--profile``: one cold build of the book (``--chapters N``: of the scaled book) in this
+process, sampled every millisecond (the stack of the build's thread), and what each part
+of it costs: the share of samples with that part's function on the stack (parts nest: the
+highlighting is inside the Markdown conversion), and the wall time. The notebook pages, which
+``notebook_ahead.py`` converts in a child beside the build, are converted in the build's own
+process here, so that their work is sampled too. Profile another checkout's code with its
+``scripts/`` first on PYTHONPATH.
+
 Every build reads a copy of the book in a temporary folder (the checkout is never
 written) and writes its own site folder. Targets: ours (warm) <= 1.5x the baseline (the
 compass: 1.3x), cold <= 2.5x.
@@ -52,6 +67,8 @@ COLD_TARGET = 2.5
 GENERATED = 10_000
 GLOSSARY_TARGET = 2.0
 RELOAD_TARGET = 2.0
+SLOPE_TARGET = 2.0  # --chapters: ours (cold) per added chapter / the baseline's
+SCALED_COLD_TARGET = 2.0  # --chapters: ours (cold) at 4 chapters / the baseline
 
 
 def copy_book(source: Path, dest: Path) -> Path:
@@ -79,9 +96,31 @@ def without_plugin(config: str, name: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def baseline(tmp: Path, name: str, *, jupyter: bool) -> Path:
+def scaled(book: Path, chapters: int) -> Path:
+    """``book`` with its chapters (docs/<lang>/chNN/) copied as chapters up to ``chapters``, in every
+    language, each copy's page and notebook added to the nav after the last chapter's."""
+    real = sorted(p.name for p in (book / "docs").glob("*/ch[0-9][0-9]") if p.is_dir())
+    real = sorted(set(real))
+    langs = sorted(p.parent.name for p in (book / "docs").glob(f"*/{real[0]}"))
+    added = []
+    for k in range(len(real) + 1, chapters + 1):
+        name, source = f"ch{k:02d}", real[(k - len(real) - 1) % len(real)]
+        for lang in langs:
+            shutil.copytree(book / "docs" / lang / source, book / "docs" / lang / name)
+        added.append(name)
+    config = book / "mkdocs.yml"
+    lines = config.read_text(encoding="utf-8").splitlines()
+    last = max(i for i, line in enumerate(lines) if re.match(rf"^  - {real[-1]}/", line))
+    lines[last + 1:last + 1] = [f"  - {name}/{page}" for name in added for page in ("index.md", "notebook.ipynb")]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return book
+
+
+def baseline(tmp: Path, name: str, *, jupyter: bool, chapters: int = 0) -> Path:
     book = copy_book(ROOT, tmp / name)
-    config = without_plugin((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), "kernelbook")
+    if chapters:
+        scaled(book, chapters)
+    config = without_plugin((book / "mkdocs.yml").read_text(encoding="utf-8"), "kernelbook")
     if not jupyter:
         config = without_plugin(config, "mkdocs-jupyter")
         config = "\n".join(line for line in config.splitlines() if not line.strip().endswith("notebook.ipynb")) + "\n"
@@ -123,6 +162,75 @@ def with_generated_terms(book: Path, n: int = GENERATED) -> Path:
     glossary = book / "docs" / "glossary.yml"
     glossary.write_text(glossary.read_text(encoding="utf-8").rstrip("\n") + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
     return book
+
+
+# (part, a frame on the stack that is in it: (file name ending, function name)); parts nest
+PARTS = (
+    ("imports and config (mkdocs.yml, plugins)", ("mkdocs/config/base.py", "load_config")),
+    ("the build (mkdocs.commands.build.build)", ("mkdocs/commands/build.py", "build")),
+    ("kernelbook on_pre_build (captures, notebooks)", ("kernelbook/site/plugin.py", "on_pre_build")),
+    ("  the chapter notebooks' plan", ("kernelbook/site/glossary_site.py", "planned_notebooks")),
+    ("  reading the captures", ("kernelbook/site/book.py", "load_book")),
+    ("  checking the captures", ("kernelbook/freshness.py", "check_inputs")),
+    ("pages' Markdown (directives, term links)", ("kernelbook/site/plugin.py", "on_page_markdown")),
+    ("term linking (pages and notebooks)", ("kernelbook/site/term_links.py", "link_terms")),
+    ("Markdown to HTML (Python-Markdown)", ("markdown/core.py", "convert")),
+    ("  code highlighting (pymdownx.highlight)", ("pymdownx/highlight.py", "highlight")),
+    ("notebook pages (nbconvert)", ("kernelbook/site/notebook_cache.py", "render")),
+    ("  their code highlighting (nbconvert)", ("nbconvert/filters/highlight.py", "_pygments_highlight")),
+    ("search entries (material's parse)", ("material/plugins/search/plugin.py", "on_page_context")),
+    ("templates (jinja)", ("mkdocs/commands/build.py", "_build_template")),
+    ("served pages (minify, titles)", ("kernelbook/site/minify.py", "html_kept")),
+    ("per-language search indexes (kernelbook)", ("kernelbook/site/plugin.py", "_split_search")),
+    ("the other language's build (static-i18n, nested)", ("mkdocs_static_i18n/plugin.py", "on_post_build")),
+)
+
+
+def profile(book: Path, site: Path) -> None:
+    """One build of ``book`` in this process, sampled; prints each of :data:`PARTS`' share. The notebook
+    pages are converted in this process too (no child forked): what the whole build's work costs."""
+    import threading
+    from collections import Counter
+    from mkdocs.__main__ import cli
+    from kernelbook.site import notebook_ahead
+
+    notebook_ahead.can_fork = lambda: False
+
+    main = threading.get_ident()
+    samples: Counter = Counter()
+    total = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal total
+        while not done.wait(0.001):
+            frame = sys._current_frames().get(main)
+            on: set[str] = set()
+            while frame is not None:
+                code = frame.f_code
+                for part, (ending, function) in PARTS:
+                    if code.co_name == function and code.co_filename.endswith(ending):
+                        on.add(part)
+                frame = frame.f_back
+            samples.update(on)
+            total += 1
+
+    os.chdir(book)
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"
+    sampler = threading.Thread(target=sample, daemon=True)
+    start = time.perf_counter()
+    sampler.start()
+    try:
+        cli(["build", "-q", "--site-dir", str(site)], standalone_mode=False)
+    finally:
+        done.set()
+        sampler.join()
+    seconds = time.perf_counter() - start
+    print(f"a cold build of {book.name}, in-process, sampled: {seconds:.2f} s, {total} samples; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    for part, _ in PARTS:
+        share = samples[part] / max(total, 1)
+        print(f"  {part:<50} {share:6.1%}  {share * seconds:6.2f} s")
 
 
 def free_port() -> int:
@@ -186,6 +294,9 @@ def main() -> int:
     parser.add_argument("--reloads", type=int, default=3, help="serve reloads to time (0: none)")
     parser.add_argument("--no-generated", action="store_true", help="skip the build with a generated glossary")
     parser.add_argument("--serve-only", action="store_true", help="only the serve reloads (after one build of the book)")
+    parser.add_argument("--chapters", type=int, default=0, metavar="N",
+                        help="time the book scaled to N chapters (copies of chapters 1-4) against 4, and print the slopes")
+    parser.add_argument("--profile", action="store_true", help="profile one cold build (of the scaled book with --chapters)")
     parser.add_argument("--also", type=Path, action="append", default=[], metavar="DIR",
                         help="also time the book in this other checkout (as it configures itself)")
     args = parser.parse_args()
@@ -195,6 +306,14 @@ def main() -> int:
         if args.serve_only:
             run(ours, tmp / "site", None)
             return serve_report(ours, args.reloads)
+        if args.profile:
+            book = scaled(copy_book(ROOT, tmp / f"ours-{args.chapters}"), args.chapters) if args.chapters else ours
+            run(book, tmp / "site-warmup", None)  # the copies' notebooks written; then the cache emptied
+            empty(book / ".kernelbook" / "cache", ())
+            profile(book, tmp / "site")
+            return 0
+        if args.chapters:
+            return scaled_bench(args, tmp, ours)
         cache = ours / ".kernelbook" / "cache"
         # name: (book, PYTHONPATH first, the cache folders kept when the cache is emptied before each run; None: not emptied)
         variants: dict[str, tuple[Path, Path | None, tuple[str, ...] | None]] = {
@@ -222,6 +341,60 @@ def main() -> int:
         report(args, times, load_before, load_after)
         if args.reloads:  # the book built above, its cache warm, as `mkdocs serve` finds it after a first build
             serve_report(ours, args.reloads)
+    return 0
+
+
+def scaled_bench(args, tmp: Path, ours: Path) -> int:
+    """Ours (warm, cold) and the baseline at 4 chapters and at ``--chapters``, round-robin; their slopes."""
+    n = args.chapters
+    real = len({p.name for p in (ROOT / "docs").glob("*/ch[0-9][0-9]") if p.is_dir()})
+    if n <= real:
+        sys.exit(f"bench: --chapters {n}: the book has {real} chapters already; give more")
+    big = scaled(copy_book(ROOT, tmp / f"ours-{n}"), n)
+    books = {real: (ours, baseline(tmp, "baseline", jupyter=True)),
+             n: (big, baseline(tmp, f"baseline-{n}", jupyter=True, chapters=n))}
+    # (variant, chapters): (book, the cache emptied before each run, PYTHONPATH first)
+    variants: dict[tuple[str, int], tuple[Path, bool, Path | None]] = {}
+    for size, (book, base) in books.items():
+        variants[("ours, warm", size)] = (book, False, None)
+        variants[("ours, cold", size)] = (book, True, None)
+        variants[("baseline", size)] = (base, False, None)
+    names = ["baseline", "ours, warm", "ours, cold"]
+    for i, other in enumerate(args.also):  # another checkout's code over this book: its cold build, side by side
+        names.append(f"also {other}, cold")
+        for size in books:
+            book = copy_book(ROOT, tmp / f"also-{i}-{size}")
+            shutil.rmtree(book / "scripts")
+            shutil.copytree(other.resolve() / "scripts", book / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+            variants[(names[-1], size)] = (scaled(book, n) if size == n else book, True, book / "scripts")
+    for (_, size), (book, _, scripts) in variants.items():  # warm-up: imports in the page cache, caches (and copies' notebooks) made
+        run(book, tmp / "site-warmup", scripts)
+    times: dict[tuple[str, int], list[float]] = {key: [] for key in variants}
+    load_before = os.getloadavg()
+    for _ in range(args.repeats):
+        for key, (book, cold, scripts) in variants.items():
+            if cold:
+                empty(book / ".kernelbook" / "cache", ())
+            times[key].append(run(book, tmp / f"site-{key[1]}-{len(times[key])}", scripts))
+    load_after = os.getloadavg()
+    medians = {key: statistics.median(ts) for key, ts in times.items()}
+    print(f"mkdocs build of the book (ja + en) at {real} and at {n} chapters (chapters {real + 1}-{n}: copies of 1-{real}), "
+          f"whole process, median of {args.repeats}, round-robin; {os.cpu_count()} CPUs, "
+          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    width = max(map(len, names))
+    print(f"  {'':<{width}}  {f'{real} chapters':>16}  {f'{n} chapters':>16}  per added chapter")
+    slopes = {}
+    for name in names:
+        small, large = medians[(name, real)], medians[(name, n)]
+        slopes[name] = (large - small) / (n - real)
+        base = medians[("baseline", real)], medians[("baseline", n)]
+        print(f"  {name:<{width}}  {small:6.2f} s ({small / base[0]:4.2f}x)  {large:6.2f} s ({large / base[1]:4.2f}x)  "
+              f"{slopes[name]:6.3f} s ({slopes[name] / slopes['baseline'] if slopes['baseline'] > 0 else float('nan'):4.2f}x)")
+    slope = slopes["ours, cold"] / slopes["baseline"] if slopes["baseline"] > 0 else float("inf")
+    cold = medians[("ours, cold", real)] / medians[("baseline", real)]
+    print(f"ours (cold) slope / baseline slope = {slope:.2f}: target <= {SLOPE_TARGET}: {'met' if slope <= SLOPE_TARGET else 'NOT met'}")
+    print(f"ours (cold) / baseline at {real} chapters = {cold:.2f}x: target <= {SCALED_COLD_TARGET}x: "
+          f"{'met' if cold <= SCALED_COLD_TARGET else 'NOT met'}")
     return 0
 
 

@@ -1,5 +1,6 @@
 """Notebook pages converted ahead in a forked child (notebook_ahead.py): the entries a page would write, in order;
-the build waits for what the child has not written yet, converts itself what a failed child left, kills it on failure.
+the build waits for what the child is converting, converts itself what the child has not come to yet and what a
+failed child left, kills it on failure.
 
 Each test runs in a fresh interpreter: pytest's own workers run threads, and a process with threads never forks."""
 
@@ -42,10 +43,12 @@ def convert(source):  # as notebook_cache writes an entry: whole, then renamed i
 ahead = notebook_ahead.start(convert, {"theme": "light"}, close=(held, None))
 report["forked"] = ahead is not None and ahead.pid != os.getpid()
 ahead.ask([(tmp / n, tmp / (n + ".json")) for n in ("c", "a", "b")])
-report["waits_for_a"] = ahead.wait_for(tmp / "a.json")
-report["a_written"] = (tmp / "a.json").read_text()
+report["a_not_waited_for"] = ahead.wait_for(tmp / "a.json")  # the child is on c: the page converts a itself
+(tmp / "a.json").write_text("a by its page")
+report["waits_for_c"] = ahead.wait_for(tmp / "c.json")  # the child is on it
+report["c_written"] = (tmp / "c.json").read_text()
 report["not_asked"] = ahead.wait_for(tmp / "b.json")  # written before: never asked of the child
-report["asked_once"] = ahead.wait_for(tmp / "a.json")  # a page took it: the next build reads it from the cache
+report["asked_once"] = ahead.wait_for(tmp / "c.json")  # a page took it: the next build reads it from the cache
 ahead.ask([(tmp / "broken", tmp / "broken.json"), (tmp / "d", tmp / "d.json")])  # later jobs, as a serve rebuild's
 report["failed_job_answered"] = ahead.wait_for(tmp / "broken.json") and not (tmp / "broken.json").exists()
 report["next_job_done"] = ahead.wait_for(tmp / "d.json") and (tmp / "d.json").exists()
@@ -54,6 +57,14 @@ report["order"] = [line.split()[0] for line in order.read_text().splitlines()]
 report["lock_in_child"] = int(order.read_text().split()[1])
 report["lock_in_parent"] = os.readlink(f"/proc/self/fd/{held}") == str(tmp)
 report["status"] = ahead.status
+
+ahead = notebook_ahead.start(convert, {}, close=(held, None))  # while a page waits, the build takes the last job
+ahead.ask([(tmp / n, tmp / (n + ".json")) for n in ("x", "y", "z")])
+report["waits_for_x"] = ahead.wait_for(tmp / "x.json") and (tmp / "x.json").exists()
+report["z_written"] = (tmp / "z.json").exists()
+report["y_and_z_waited"] = ahead.wait_for(tmp / "y.json") and ahead.wait_for(tmp / "z.json")
+ahead.finish()
+report["by"] = {line.split()[0]: int(line.split()[1]) for line in order.read_text().splitlines() if line.split()[0] in "xyz"}
 
 ahead = notebook_ahead.start(lambda source: time.sleep(120), {})
 ahead.ask([(tmp / "e", tmp / "e.json")])
@@ -76,17 +87,20 @@ print(json.dumps(report))
 '''
 
 
-def test_the_child_converts_in_order_and_the_build_waits_for_it_or_does_without_it(tmp_path):
+def test_the_child_converts_in_order_and_the_build_waits_for_it_takes_what_it_has_not_come_to_or_does_without_it(tmp_path):
     done = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path)], env=cli_env(), capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["forked"]
-    assert report["waits_for_a"] and report["a_written"] == "a"  # waited for, then whole
+    assert report["a_not_waited_for"] is False  # the child had not come to it: converted by its page
+    assert report["waits_for_c"] and report["c_written"] == "c"  # waited for, then whole
     assert report["not_asked"] is False and report["asked_once"] is False
     assert report["failed_job_answered"] and report["next_job_done"]  # the page converts the failed one itself
-    assert report["order"] == ["c", "a", "d"] and report["status"] == 0  # in the order asked, b skipped
+    assert report["order"] == ["c", "d"] and report["status"] == 0  # in the order asked; a (its page's) and b skipped
     assert report["lock_in_parent"] and report["lock_in_child"] == 0  # the child does not keep the book's lock
+    assert report["waits_for_x"] and report["z_written"] and report["y_and_z_waited"]
+    assert report["by"] == {"x": 0, "y": 0, "z": 1}  # x and y by the child (no lock held), z by the build (it holds it)
     assert report["killed_in_s"] < 10
     assert report["dead_child_waited"] and report["threads_never_fork"]
 

@@ -77,3 +77,34 @@ def test_the_themes_templates_are_compiled_once_and_kept(tmp_path):
     templates["main.html"] = "<b>{{ x }}</b>"  # an edited template: compiled again, never the old bytecode
     third = with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")
     assert third.get_template("main.html").render(x=3) == "<b>3</b>"
+
+
+def test_the_same_code_is_highlighted_once_with_the_same_settings_and_again_with_others():
+    import pygments
+    from pygments.filters import KeywordCaseFilter
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+    from pymdownx.highlight import BlockHtmlFormatter
+
+    calls = []
+
+    def counted(code, lexer, formatter, outfile=None):
+        calls.append(code)
+        return pygments.highlight(code, lexer, formatter, outfile)
+
+    kept = page_cache.kept_highlight(counted)
+    assert page_cache.kept_highlight(kept) is kept  # wrapped once, however often the plugin starts
+    code = "import torch\nx = torch.ones(3)\n"
+    for formatter in (HtmlFormatter(cssclass="highlight-ipynb hl-python"), BlockHtmlFormatter(cssclass="highlight", hl_lines=[1], filename="a.py")):
+        first = kept(code, PythonLexer(stripnl=False), formatter)
+        assert first == pygments.highlight(code, PythonLexer(stripnl=False), formatter)
+        assert kept(code, PythonLexer(stripnl=False), type(formatter)(**formatter.options)) == first  # new objects, same settings
+    assert len(calls) == 2
+    assert kept(code, PythonLexer(stripnl=True), HtmlFormatter()) != kept(code + "y\n", PythonLexer(stripnl=True), HtmlFormatter())
+    assert len(calls) == 4  # other options, other code: highlighted
+    filtered = PythonLexer()
+    filtered.add_filter(KeywordCaseFilter(case="upper"))
+    assert "IMPORT" in kept(code, filtered, HtmlFormatter()) and "IMPORT" in kept(code, filtered, HtmlFormatter())
+    assert len(calls) == 6  # a lexer with filters: never kept (its filters are objects)
+    assert page_cache.highlight_key(code, PythonLexer(), SimpleNamespace(options={"style": object()})) is None  # an option that is an object
+    assert page_cache.highlight_key(code, PythonLexer(), HtmlFormatter(encoding="utf-8")) is None  # bytes out

@@ -8,8 +8,13 @@ the committed ones can start at once) and hands it notebooks to convert (:meth:`
 the committed notebooks first, then those the build changed. The child converts them in
 that order through the very code a page uses (mkdocs-jupyter's render wrapped by
 ``notebook_cache.cache_render``) and writes their cache entries, while the build renders the
-chapter pages on the other core; a notebook page whose entry the child has not written yet
-waits for it (:meth:`Ahead.wait_for`), then reads it like any cached page.
+chapter pages on the other core; a notebook page whose entry the child is converting waits for
+it (:meth:`Ahead.wait_for`), then reads it like any cached page. A page the child has not come
+to yet (it is still on an earlier one: a book of many chapters, whose notebooks take longer
+than their pages) is converted by the build itself, as without the child, and the child skips
+it once its entry is written; and while a page waits for the one the child is on, the build
+converts the last the child has not come to (the child takes them from the front, the build
+from the back): both cores convert notebooks, instead of one converting while the other waits.
 
 Under ``mkdocs serve`` the child forked for the first build stays: each rebuild hands it
 the notebooks an edit changed, and the server stops it when it stops. Only that first
@@ -25,6 +30,7 @@ with ``os._exit``, running none of the build's own cleanup.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -47,8 +53,11 @@ class Ahead:
     done: int  # read end of the answers (one line per job: its entry's path)
     options: dict  # the mkdocs-jupyter settings its conversions use
     asked: set[Path] = field(default_factory=set)  # entries asked for that no page has waited for yet
+    order: list[Path] = field(default_factory=list)  # every entry asked for, in the order the child takes them
     answered: set[Path] = field(default_factory=set)  # entries the child is done with (written, or failed)
     status: int | None = None  # its exit status once reaped
+    convert: Callable[[Path], None] | None = None  # what the child does with a job: the build does the same with one it takes
+    sources: dict[Path, Path] = field(default_factory=dict)  # each entry asked for: its notebook
     _partial: bytes = b""
 
     def ask(self, work: Iterable[tuple[Path, Path]]) -> None:
@@ -62,17 +71,45 @@ class Ahead:
         except OSError:  # the child is gone: the pages convert themselves
             return
         self.asked.update(entry for _, entry in todo)
+        self.order += [entry for _, entry in todo]
+        self.sources.update((entry, source) for source, entry in todo)
         self.answered.difference_update(entry for _, entry in todo)
 
     def wait_for(self, entry: Path) -> bool:
-        """Wait until the child is done with ``entry`` (or has exited); False when it was not asked for it."""
+        """Wait until the child is done with ``entry`` (or has exited); False when it was not asked for it,
+        or when the child has not come to it yet (the page converts itself; the child then skips it)."""
         if entry not in self.asked:
             return False
+        self._read_answers()
+        if not entry.exists() and entry not in self.answered and self._current() not in (entry, None):
+            # the child is on an earlier page: this one is converted here
+            self.asked.discard(entry)
+            return False
         while not entry.exists() and entry not in self.answered and not self.exited():
-            if not self._read_answers():
+            if not self._read_answers() and not self._take_last():
                 time.sleep(POLL_SECONDS)
         self.asked.discard(entry)
         return True
+
+    def _take_last(self) -> bool:
+        """Convert here the last job the child has not come to; False when there is none, or when it is the
+        next after the one the child is on (the child would reach it while it is converted here: done twice).
+        Its page finds the entry written; the child skips it. One that fails is left to the child."""
+        self._current()
+        pending = [i for i, e in enumerate(self.order) if e not in self.answered and not e.exists()]
+        if len(pending) < 3 or self.convert is None:
+            return False
+        taken = self.order.pop(pending[-1])
+        if taken in self.sources:
+            with contextlib.suppress(Exception):  # the child converts it then, or its page
+                self.convert(self.sources[taken])
+        return True
+
+    def _current(self) -> Path | None:
+        """The entry the child is on (the first asked that it has not answered and that is not written), if any."""
+        while self.order and (self.order[0] in self.answered or self.order[0].exists()):
+            self.order.pop(0)
+        return self.order[0] if self.order else None
 
     def _read_answers(self) -> bool:
         """Take in the child's answers so far; False when there were none."""
@@ -157,4 +194,4 @@ def start(convert: Callable[[Path], None], options: dict, close: Iterable[int | 
     os.close(jobs_read)
     os.close(done_write)
     os.set_blocking(done_read, False)
-    return Ahead(pid, jobs_write, done_read, options)
+    return Ahead(pid, jobs_write, done_read, options, convert=convert)

@@ -169,3 +169,59 @@ def _well_formed(entry: object) -> bool:
             and all(isinstance(a, str) for a in entry["anchors"])
             and isinstance(entry.get("links_to_anchors"), dict)
             and all(isinstance(k, str) for k in entry["links_to_anchors"]))
+
+
+# ---------------------------------------------------------------- highlighted code, once per process
+
+HIGHLIGHTS_KEPT = 4096  # entries; past it the memo starts again (``mkdocs serve`` runs for hours)
+_PLAIN = (str, int, float, bool, type(None), type)
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, _PLAIN) or (isinstance(value, (list, tuple)) and all(_plain(v) for v in value))
+
+
+def highlight_key(code: str, lexer: Any, formatter: Any) -> tuple | None:
+    """What Pygments' ``highlight(code, lexer, formatter)`` returns is made of: the code, the lexer's
+    and the formatter's classes and options; None where that cannot be told by value (a lexer with
+    filters, an option that is an object, a formatter that writes its output's bytes)."""
+    if getattr(lexer, "filters", None) or getattr(formatter, "encoding", None):
+        return None
+    options = (getattr(lexer, "options", None), getattr(formatter, "options", None))
+    if not all(isinstance(o, dict) and all(isinstance(k, str) and _plain(v) for k, v in o.items()) for o in options):
+        return None
+    return (code, type(lexer), repr(sorted(options[0].items())), type(formatter), repr(sorted(options[1].items())))
+
+
+def kept_highlight(highlight: Callable[..., Any]) -> Callable[..., Any]:
+    """Pygments' ``highlight`` kept in memory by :func:`highlight_key`: the same code with the same lexer
+    and formatter settings is highlighted once per process. Both languages' pages (and notebooks)
+    show the same snippets and the same captured outputs; each was highlighted again (a fifth of a
+    cold build)."""
+    if getattr(highlight, "kept", False):
+        return highlight
+    kept: dict[tuple, str] = {}
+
+    @functools.wraps(highlight)
+    def wrapper(code, lexer, formatter, outfile=None):
+        key = highlight_key(code, lexer, formatter) if outfile is None else None
+        if key is None:
+            return highlight(code, lexer, formatter, outfile)
+        if key not in kept:
+            if len(kept) >= HIGHLIGHTS_KEPT:
+                kept.clear()
+            kept[key] = highlight(code, lexer, formatter)
+        return kept[key]
+
+    wrapper.kept = True
+    return wrapper
+
+
+def keep_highlights() -> None:
+    """Route the highlighting of the pages (pymdownx.highlight) and of the notebook pages (nbconvert,
+    which imports ``pygments.highlight`` when it highlights) through :func:`kept_highlight`."""
+    import pygments
+    from pymdownx import highlight as pymdownx_highlight
+
+    pygments.highlight = kept_highlight(pygments.highlight)
+    pymdownx_highlight.highlight = kept_highlight(pymdownx_highlight.highlight)

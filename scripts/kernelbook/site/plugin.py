@@ -124,6 +124,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         if self.held is None:  # the first build of a run (i18n builds the other languages inside it)
             self.held = locks.acquire(settings.root, False, "mkdocs build", lambda holder: log.info(
                 "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, settings.root))
+        page_cache.keep_highlights()  # both languages show the same code: highlighted once (before the child forks)
         missing = markdown_extensions.add_missing(config)
         if missing:
             log.info("kernelbook: added the Markdown extension(s) its pages are written with: %s", ", ".join(missing))
