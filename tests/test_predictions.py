@@ -336,7 +336,7 @@ def gpu_site(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("lang, measured", [("en", ">1.7×</span>"), ("ja", ">約 1.7 倍</span>")])
 def test_a_gpu_capture_replaces_the_prediction_with_the_measured_value(gpu_site, built_site, lang, measured):
-    label = {"en": "the compiled version's speed relative to the eager one: ", "ja": "イーガー版に対するコンパイル版の速さ: "}[lang]
+    label = {"en": "the compiled version's speed relative to the eager one: ", "ja": "イーガー版に対するコンパイル版の速さ："}[lang]
     before = re.search(re.escape(label) + r"(.*?)</li>", page_html(built_site, lang, "ch01")).group(1)
     after = re.search(re.escape(label) + r"(.*?)</li>", page_html(gpu_site, lang, "ch01")).group(1)
     assert "kb-predicted" in before and predictions.NOTE[lang] in before

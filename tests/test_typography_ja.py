@@ -226,4 +226,8 @@ def test_a_bold_term_link_is_written_so_commonmark_renders_it():
     assert fixed == '答えは[**カーネル**](https://example.org/glossary/#kernel "GPU の仕事 (1 回の起動)")です。'
     rendered = BeautifulSoup(_COMMONMARK.render(fixed), "html.parser")
     assert "**" not in rendered.get_text() and rendered.select_one("a > strong").get_text() == "カーネル"
-    assert bold_inside_links("**plain** and **[x](u) y**") == "**plain** and **[x](u) y**"  # not a lone link: left as written
+    assert bold_inside_links("**plain** and **[x](u) y** and **y [x](u)**") == "**plain** and **[x](u) y** and **y [x](u)**"
+    for linked, fixed in [("つまり**[非同期](u)に**処理", "つまり[**非同期**](u)**に**処理"),
+                          ("これは**イーガー[モード](u)**で", "これは**イーガー**[**モード**](u)で")]:
+        assert bold_inside_links(linked) == fixed
+        assert "**" in _COMMONMARK.render(linked) and "**" not in _COMMONMARK.render(fixed)

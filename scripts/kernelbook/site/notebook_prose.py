@@ -38,18 +38,37 @@ def jupyter_markdown(markdown: str, page_url: str) -> str:
     return _links(_boxes(markdown), page_url)
 
 
-
-_BOLD_LINK = re.compile(r'(\*\*|__)(?P<head>\[)(?P<words>(?:[^\]\\\n*]|\\.)+)(?P<tail>\]\((?:[^)"\n]|"(?:[^"\\\n]|\\.)*")*\))\1')  # a title may hold ")"
+_LINK_TEXT = r'\[(?:[^\]\\\n*]|\\.)+\]\((?:[^)"\n]|"(?:[^"\\\n]|\\.)*")*\)'  # [words](url "title"): a title may hold ")"
+_BOLD_EDGE_LINK = re.compile(r"(?P<mark>\*\*|__)(?:(?P<first>" + _LINK_TEXT + r")(?P<after>[^*_\n]*?)"
+                             r"|(?P<before>[^*_\n\[]*?)(?P<last>" + _LINK_TEXT + r"))(?P=mark)")
+_WORDS = re.compile(r"^\[(?P<words>.*?)\](?P<target>\(.*\))$", re.DOTALL)
 
 
 def bold_inside_links(text: str) -> str:
-    """``**[words](url)**`` as ``[**words**](url)``: the same bold link, in a form CommonMark reads.
+    """A bold span that starts or ends with a link, written so CommonMark reads it: ``**[words](url)rest**`` as
+    ``[**words**](url)**rest**`` (and ``**rest[words](url)**`` as ``**rest**[**words**](url)``): the same bold text.
 
-    A term link inside bold puts the closing ``**`` after ``)``: between that and a following
-    letter, as between Japanese characters with no space, CommonMark's flanking rule does not
-    close the bold and the notebook shows the asterisks. Inside the link text it always closes.
+    A term link at the edge of bold puts a ``**`` between the link's bracket and a letter: with no space around
+    it, as between Japanese characters, CommonMark's flanking rule does not open or close the bold there and the
+    notebook shows the asterisks. Inside the link text, and beside ``)`` towards a letter, it always does.
     """
-    return _BOLD_LINK.sub(lambda m: f"{m.group('head')}{m.group(1)}{m.group('words')}{m.group(1)}{m.group('tail')}", text)
+    def bold(part: str, mark: str) -> str:
+        return f"{mark}{part}{mark}" if part else ""
+
+    def link(target: str, mark: str) -> str:
+        found = _WORDS.match(target)
+        return f"[{mark}{found.group('words')}{mark}]{found.group('target')}"
+
+    def change(m: re.Match) -> str:
+        mark, after, before = m.group("mark"), m.group("after") or "", m.group("before") or ""
+        if after[:1].isspace() or before[-1:].isspace():
+            return m.group(0)  # a space beside the link: the bold already opens and closes there
+        if m.group("first") is not None:
+            return link(m.group("first"), mark) + bold(after, mark)
+        return bold(before, mark) + link(m.group("last"), mark)
+
+    return _BOLD_EDGE_LINK.sub(change, text)
+
 
 def _outside(pattern: re.Pattern[str], text: str, change) -> str:
     """``text`` with ``change`` applied to what lies between the matches of ``pattern``, which stay as written."""
