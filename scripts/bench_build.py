@@ -169,14 +169,14 @@ PARTS = (
     ("imports and config (mkdocs.yml, plugins)", ("mkdocs/config/base.py", "load_config")),
     ("the build (mkdocs.commands.build.build)", ("mkdocs/commands/build.py", "build")),
     ("kernelbook on_pre_build (captures, notebooks)", ("kernelbook/site/plugin.py", "on_pre_build")),
-    ("  the chapter notebooks' plan", ("kernelbook/site/glossary_site.py", "planned_notebooks")),
+    ("  the chapter notebooks' plan", ("kernelbook/site/glossary/build.py", "planned_notebooks")),
     ("  reading the captures", ("kernelbook/site/book.py", "load_book")),
-    ("  checking the captures", ("kernelbook/freshness.py", "check_inputs")),
+    ("  checking the captures", ("kernelbook/common/freshness.py", "check_inputs")),
     ("pages' Markdown (directives, term links)", ("kernelbook/site/plugin.py", "on_page_markdown")),
-    ("term linking (pages and notebooks)", ("kernelbook/site/term_links.py", "link_terms")),
+    ("term linking (pages and notebooks)", ("kernelbook/site/glossary/links.py", "link_terms")),
     ("Markdown to HTML (Python-Markdown)", ("markdown/core.py", "convert")),
     ("  code highlighting (pymdownx.highlight)", ("pymdownx/highlight.py", "highlight")),
-    ("notebook pages (nbconvert)", ("kernelbook/site/notebook_cache.py", "render")),
+    ("notebook pages (nbconvert)", ("kernelbook/site/caches/notebooks.py", "render")),
     ("  their code highlighting (nbconvert)", ("nbconvert/filters/highlight.py", "_pygments_highlight")),
     ("search entries (material's parse)", ("material/plugins/search/plugin.py", "on_page_context")),
     ("templates (jinja)", ("mkdocs/commands/build.py", "_build_template")),
@@ -192,7 +192,7 @@ def profile(book: Path, site: Path) -> None:
     import threading
     from collections import Counter
     from mkdocs.__main__ import cli
-    from kernelbook.site import notebook_ahead
+    from kernelbook.site.notebooks import ahead as notebook_ahead
 
     notebook_ahead.can_fork = lambda: False
 

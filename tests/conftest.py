@@ -276,7 +276,7 @@ def browser():
 def _real_books_spec_file():
     """Each test starts reading this repository's docs/gpu_specs.yml: loading another book's mkdocs.yml in-process
     points [[kb:spec]] at that book's file (gpu_specs.use_book), which must not leak into the next test."""
-    from kernelbook.site import gpu_specs
+    from kernelbook.site.figures import gpu_specs
 
     gpu_specs._book_docs = None
     yield

@@ -6,7 +6,7 @@ data given) before a GPU capture does. Plain records, no torch.
 
 from __future__ import annotations
 
-from kernelbook.records import Capture, Environment, Freshness
+from kernelbook.common.records import Capture, Environment, Freshness
 
 
 def cuda(snippet: str, data: dict) -> Capture:

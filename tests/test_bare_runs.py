@@ -33,9 +33,9 @@ import pytest
 
 from conftest import ROOT
 from kernelbook.capture.kernels import extract
-from kernelbook.kernel_names import without_graph_number
-from kernelbook.records import load
-from kernelbook.snippets import discover
+from kernelbook.common.kernel_names import without_graph_number
+from kernelbook.common.records import load
+from kernelbook.common.snippets import discover
 
 RECORDER = '''
 """kernelbook's bare-run test: export each torch.profiler session after it stops. Configures nothing."""

@@ -359,7 +359,7 @@ def test_kernel_tables_show_the_captures_names_exactly(context, site_url, lang, 
 
 def test_template_kernel_name_displays_exactly(context, site_url):
     """A CUDA name full of <, >, & and * survives the renderer and shows, character for character."""
-    from kernelbook.records import Kernel, Session, load as load_capture
+    from kernelbook.common.records import Kernel, Session, load as load_capture
     from kernelbook.site.directives.run import kernel_table
 
     base = load_capture(CAPTURES / "first_kernel.cpu.json")
@@ -779,7 +779,7 @@ GLOSSARY = {"ja": "/glossary/", "en": "/en/glossary/"}
 
 def _definitions(lang: str) -> dict[str, tuple[str, str]]:
     """Term id -> (headword, definition as a tooltip shows it), in ``lang``."""
-    from kernelbook.site.glossary import load as load_glossary
+    from kernelbook.site.glossary.terms import load as load_glossary
 
     found = load_glossary(ROOT / "docs" / "glossary.yml", ("ja", "en"))
     return {t.id: (t.words[lang].term, t.words[lang].plain) for t in found.terms}

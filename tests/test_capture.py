@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, cli_env, make_project, process_gone, run_cli, write
-from kernelbook.freshness import cuda_present
+from kernelbook.common.freshness import cuda_present
 
 TORCH = importlib.metadata.version("torch")
 FAIL_LINE = 3  # the line of flaky.py (broken version) that raises
@@ -336,8 +336,8 @@ def test_auto_falls_back_to_cpu_when_torch_cannot_use_the_gpu(tmp_path, monkeypa
     import io
 
     from kernelbook.capture import runner as capture_mod
-    from kernelbook.errors import KernelbookError
-    from kernelbook.snippets import discover
+    from kernelbook.safety.errors import KernelbookError
+    from kernelbook.common.snippets import discover
 
     if _torch_can_use_a_gpu():
         pytest.skip("this torch can use a GPU here: there is nothing for --device auto to fall back from")

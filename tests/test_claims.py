@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from conftest import write
-from kernelbook.records import Capture, Environment, Freshness, Kernel, Session
-from kernelbook.site import claims, objectives, twins, units
+from kernelbook.common.records import Capture, Environment, Freshness, Kernel, Session
+from kernelbook.site.prose import claims, objectives, units
+from kernelbook.site.pages import twins
 from kernelbook.site.book import Entry
 from kernelbook.site.directives import Context, render_page
 from kernelbook.site.directives.claims import HOLE
-from kernelbook.site.page_text import PageText
-from kernelbook.snippets import Snippet
+from kernelbook.site.prose.text import PageText
+from kernelbook.common.snippets import Snippet
 
 SID = "ch09/toy"
 
@@ -113,7 +114,7 @@ def test_a_scoped_claim_is_checked_and_shown_only_from_its_devices_capture(snipp
     ("en", "GPU capture needed", "CPU capture needed", "≥ 1.4× <span class=\"kb-predicted-note\">(predicted; not yet measured on a GPU)</span>"),
     ("ja", "GPU のキャプチャが必要", "CPU のキャプチャが必要", "1.4 倍以上 <span class=\"kb-predicted-note\">(予想、GPU では未計測)</span>")])
 def test_without_its_devices_capture_a_scoped_claim_is_unchecked_and_says_what_it_needs(snippet, lang, cuda_text, cpu_text, predicted):
-    """A comparison is shown as the prediction it is (site/predictions.py); a claim that makes
+    """A comparison is shown as the prediction it is (site/prose/predictions.py); a claim that makes
     none shows the placeholder, and the build's note says so."""
     cpu = capture("cpu", data=SWEEP)
     text = "[[kb:ratio ch09/toy rows.-1.eager_s / rows.-1.compiled_s @cuda >= 1.4]], [[kb:value ch09/toy nothing @cuda]]"
@@ -376,7 +377,7 @@ def test_objectives_must_be_a_list_of_sentences(meta):
 
 
 def test_an_objective_yaml_reads_as_a_mapping_says_to_quote_it():
-    from kernelbook.site.page_text import front_matter
+    from kernelbook.site.prose.text import front_matter
 
     meta = front_matter("---\nobjectives:\n  - Read a kernel: its programs.\n---\n# T\n")[0]
     assert meta["objectives"] == [{"Read a kernel": "its programs."}]  # what YAML makes of it
@@ -416,7 +417,7 @@ def test_instructors_lists_objectives_and_every_device_scoped_claim_with_its_sta
 
 
 def test_read_pages_gives_every_page_but_the_index_with_its_url(tmp_path):
-    from kernelbook.site.sections import read_pages
+    from kernelbook.site.prose.sections import read_pages
 
     write(tmp_path / "index.md", "# Home\n")
     write(tmp_path / "ch01" / "index.md", "# One\n")

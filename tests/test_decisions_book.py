@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernelbook.site import book as site_book
-from kernelbook.snippets import discover
+from kernelbook.common.snippets import discover
 from test_gpus import A100, T4, gpu_capture, tree
 
 

@@ -6,10 +6,11 @@ import dataclasses
 from pathlib import Path
 
 from conftest import make_project, mkdocs_build, write
-from kernelbook.records import Capture, Environment, Freshness, Kernel, Session
-from kernelbook.site import glossary_site, notebook_cache
+from kernelbook.common.records import Capture, Environment, Freshness, Kernel, Session
+from kernelbook.site.glossary import build as glossary_site
+from kernelbook.site.caches import notebooks as notebook_cache
 from kernelbook.site.book import Entry
-from kernelbook.snippets import Snippet
+from kernelbook.common.snippets import Snippet
 from test_plan_cache import _plan, _settings
 
 
@@ -64,7 +65,7 @@ def test_a_search_entrys_key_holds_the_pages_url_title_and_headings():
     from types import SimpleNamespace
 
     from mkdocs.structure.toc import get_toc
-    from kernelbook.site import search_cache
+    from kernelbook.site.caches import search as search_cache
 
     toc = [{"level": 1, "id": "t", "name": "Title", "children": []}]
 

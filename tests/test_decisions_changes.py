@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernelbook import changes
-from kernelbook.summaries import KernelCount, SessionSummary, Summary
+from kernelbook.common import changes
+from kernelbook.common.summaries import KernelCount, SessionSummary, Summary
 
 
 @pytest.mark.parametrize("old, new, within", [

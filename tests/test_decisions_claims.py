@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernelbook.records import Capture, Environment, Freshness, Kernel, Session
-from kernelbook.site import claims
+from kernelbook.common.records import Capture, Environment, Freshness, Kernel, Session
+from kernelbook.site.prose import claims
 
 SID = "ch09/toy"
 

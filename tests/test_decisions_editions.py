@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 from conftest import write
-from kernelbook.site import editions, publishing, unrendered
+from kernelbook.site.editions import history as editions, publishing
+from kernelbook.site.prose import unrendered
 from kernelbook.site.directives import instructors
 
 

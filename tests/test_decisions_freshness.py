@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import make_project, write
-from kernelbook import CAPTURE_FORMAT, freshness
+from kernelbook import CAPTURE_FORMAT
+from kernelbook.common import freshness
 from kernelbook.site import book as site_book
-from kernelbook.snippets import discover
+from kernelbook.common.snippets import discover
 from test_gpu_workflow import crafted
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernelbook.capture import merge
-from kernelbook.errors import KernelbookError
+from kernelbook.safety.errors import KernelbookError
 from test_gpus import T4, gpu_capture, tree
 
 H200 = ("NVIDIA H200", "9.0", "h200")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelbook.records import Capture, Environment, Freshness
+from kernelbook.common.records import Capture, Environment, Freshness
 from kernelbook.review import trees
 
 

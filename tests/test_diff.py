@@ -14,7 +14,7 @@ import pytest
 
 from conftest import make_project, run_cli, write
 from kernelbook import CAPTURE_FORMAT, cli
-from kernelbook.records import SCHEMA, from_json
+from kernelbook.common.records import SCHEMA, from_json
 from kernelbook.review.report import code_span
 
 ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)"

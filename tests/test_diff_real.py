@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, copy_project, mkdocs_build, run_cli
-from kernelbook.changes import ENVIRONMENT_LABELS, summarize
-from kernelbook.records import load
+from kernelbook.common.changes import ENVIRONMENT_LABELS, summarize
+from kernelbook.common.records import load
 
 SNIPPET = "ch01/eager_profile"
 CAPTURE = "snippets/ch01/captures/eager_profile.cpu.json"

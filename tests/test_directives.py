@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelbook.site import claims
+from kernelbook.site.prose import claims
 from kernelbook.site.directives import CELL, REGISTRY, CodeCell, Context, Directive, Registry, render_notebook, render_page
 
 
@@ -177,7 +177,7 @@ def test_a_block_body_is_not_indented_code_and_its_directives_render(toy):
 
 
 def test_a_built_page_shows_no_directive_outside_code():
-    from kernelbook.site import unrendered
+    from kernelbook.site.prose import unrendered
 
     assert unrendered.in_html('<p>one <code>[[kb:run x]]</code></p><pre><span>[[KB:run y</span></pre>') == []
     assert unrendered.in_html('<span class="kb-error">&#91;&#91;kb:nope]]</span>') == []  # its own error says it
@@ -188,7 +188,7 @@ def test_a_built_page_shows_no_directive_outside_code():
 
 
 def test_a_notebook_shows_no_directive_outside_code():
-    from kernelbook.site import unrendered
+    from kernelbook.site.prose import unrendered
 
     nb = {"cells": [
         {"cell_type": "code", "id": "run-x", "source": ["print('[[kb:run x]]')\n"]},
@@ -200,7 +200,7 @@ def test_a_notebook_shows_no_directive_outside_code():
 
 def test_what_a_capture_holds_is_its_text_not_a_leftover_directive():
     """A run may print ``[[kb:...]]`` and a device name may hold it: set aside by its text, however a renderer writes it."""
-    from kernelbook.site import unrendered
+    from kernelbook.site.prose import unrendered
     from test_claims import capture
 
     cpu = capture("cpu", [[("k[[kb:x]]<b>", 1)]], data={"said": "[[KB:run <y>]] and more"})

@@ -196,7 +196,7 @@ def test_both_editions_are_on_the_branch_with_their_own_captures(editions):
 
 
 def test_a_frozen_edition_is_never_published_again(editions):
-    from kernelbook.site import publishing
+    from kernelbook.site.editions import publishing
 
     book, served = editions
     before = _git(book, "rev-parse", "gh-pages")
@@ -348,7 +348,7 @@ def test_the_changes_page_names_exactly_the_changed_number_and_sentence(page, ed
 
 
 def test_previous_edition_and_names():
-    from kernelbook.site import editions
+    from kernelbook.site.editions import history as editions
 
     assert editions.previous(["2026.06", "2026.12"], "2026.12") == "2026.06"
     assert editions.previous(["2026.06", "2026.12"], "latest") == "2026.12"
@@ -360,7 +360,7 @@ def test_previous_edition_and_names():
 
 
 def test_section_changes_name_the_sentences_that_changed():
-    from kernelbook.site import editions
+    from kernelbook.site.editions import history as editions
 
     old = {"a.md": "# A { #a }\n\n## One { #one }\n\nSame. Old words here. Also same.\n\n## Gone { #gone }\n\nx\n"}
     new = {"a.md": "# A { #a }\n\n## One { #one }\n\nSame. New words here. Also same.\n\n## Added { #added }\n\ny\n"}
@@ -371,7 +371,7 @@ def test_section_changes_name_the_sentences_that_changed():
 
 
 def test_a_page_names_its_edition_and_leaves_materials_selector_to_kernelbook_js_in_another_language():
-    from kernelbook.site import editions
+    from kernelbook.site.editions import history as editions
 
     page = ('<html><head><title>t</title></head><body><script id="__config" type="application/json">'
             '{"base": "../../en/", "version": {"provider": "mike", "default": "latest"}}</script></body></html>')
@@ -386,7 +386,7 @@ def test_a_page_names_its_edition_and_leaves_materials_selector_to_kernelbook_js
 
 def test_every_edition_command_reads_the_editions_from_the_remote_it_was_given(tmp_path, monkeypatch):
     """`kernelbook edition list/delete/publish --remote R` asks mike about R's branch, not origin's."""
-    from kernelbook.site import publishing
+    from kernelbook.site.editions import publishing
 
     sp = subprocess
     sp.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, cli_env, make_project, run_cli, write
-from kernelbook import freshness, machine
-from kernelbook.snippets import discover, source_hash
+from kernelbook.common import freshness, machine
+from kernelbook.common.snippets import discover, source_hash
 
 A100 = ("NVIDIA A100-SXM4-80GB", "8.0", "570.86.15")
 RECORDED = {"device_name": A100[0], "compute_capability": A100[1], "driver": A100[2], "cuda": "12.8", "triton": "3.7.1"}
@@ -215,7 +215,7 @@ def test_status_names_the_change_from_a_real_nvidia_smi_query(tmp_path):
     env = {"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     # torch as the CUDA captures recorded it, so that only the GPU's fields differ
     torch = json.loads((root / "snippets/ch01/captures/eager_profile.cuda.json").read_text())["freshness"]["torch"]
-    probe = ("import sys; from kernelbook import freshness; freshness.installed_torch = lambda: %r; "
+    probe = ("import sys; from kernelbook.common import freshness; freshness.installed_torch = lambda: %r; "
              "from kernelbook.cli import main; code = main(['status']); "
              "assert 'torch' not in sys.modules, 'torch was imported'; sys.exit(code)") % torch
     done = subprocess.run([sys.executable, "-c", probe], cwd=root, env=cli_env(**env), capture_output=True, text=True, timeout=120)
@@ -238,7 +238,7 @@ def test_the_cuda_runtime_is_read_from_torch_version_py_without_importing_torch(
     write(fake / "torch/__init__.py", "raise RuntimeError('torch must not be imported to decide freshness')\n")
     write(fake / "torch/version.py", "from typing import Optional\n\n__version__ = '2.13.0+cu128'\n"
           "git_version = 'abc'\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n")
-    probe = "from kernelbook import machine; print(machine.cuda_runtime())"
+    probe = "from kernelbook.common import machine; print(machine.cuda_runtime())"
     done = subprocess.run([sys.executable, "-c", probe], env=cli_env(PYTHONPATH=f"{fake}{os.pathsep}{ROOT / 'scripts'}"),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

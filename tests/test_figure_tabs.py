@@ -1,4 +1,4 @@
-"""Figures in a tab per capture (site/figure_tabs.py): each GPU's drawing, reference GPU first, the CPU's last,
+"""Figures in a tab per capture (site/pages/figure_tabs.py): each GPU's drawing, reference GPU first, the CPU's last,
 linked with the examples' output tabs; the figure cache keeps one entry per capture drawn from.
 
 The captures are crafted in temp trees, as tests/test_gpus.py crafts them: kernels from the real A100
@@ -17,10 +17,10 @@ from conftest import ROOT, write
 from test_gpus import A100, BILINGUAL, T4, cpu_capture, gpu_capture, tree
 
 import crafted_gpu
-from kernelbook.records import Capture, Environment
-from kernelbook.site import figure_tabs
+from kernelbook.common.records import Capture, Environment
+from kernelbook.site.pages import figure_tabs
 from kernelbook.site.book import Entry, load_book
-from kernelbook.snippets import Snippet
+from kernelbook.common.snippets import Snippet
 
 SWEEP = "ch01/size_sweep"
 SCALE = {"a100_80gb": 0.01, "t4": 0.03}  # the crafted GPUs' times, as fractions of the CPU's

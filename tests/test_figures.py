@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import crafted_gpu
-from kernelbook import records
+from kernelbook.common import records
 from kernelbook.site import figures
-from kernelbook.records import Capture, Environment, Event, Freshness, Kernel, Session
+from kernelbook.common.records import Capture, Environment, Event, Freshness, Kernel, Session
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES = ROOT / "snippets" / "ch01" / "captures"

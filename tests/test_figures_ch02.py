@@ -15,10 +15,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from kernelbook.records import Session
+from kernelbook.common.records import Session
 from kernelbook.site import figures
 from kernelbook.site.figures.strings import COMMON
-from kernelbook.site.units import format_bandwidth, format_bytes, format_si
+from kernelbook.site.prose.units import format_bandwidth, format_bytes, format_si
 from test_figures import SVG, committed_cpu, fake, parse, with_class
 
 COPY_ROOF, MM_VS_ADD, COS_CHAIN = "ch02/copy_roof", "ch02/mm_vs_add", "ch02/cos_chain"

@@ -13,9 +13,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import crafted_gpu
-from kernelbook import records
+from kernelbook.common import records
 from kernelbook.site import figures
-from kernelbook.site.units import format_bandwidth
+from kernelbook.site.prose.units import format_bandwidth
 
 from conftest import ROOT
 

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from conftest import ROOT, book_settings, copy_project, mkdocs_build
-from kernelbook.site import glossary as G
-from kernelbook.site import term_links as T
-from kernelbook.site.page_text import front_matter
+from kernelbook.site.glossary import terms as G
+from kernelbook.site.glossary import links as T
+from kernelbook.site.prose.text import front_matter
 
 LANGS = ("ja", "en")
 BOOK = G.load(ROOT / "docs" / "glossary.yml", LANGS, source="docs/glossary.yml")

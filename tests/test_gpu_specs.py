@@ -9,7 +9,9 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from kernelbook.site import figure_cache, figures, gpu_specs
+from kernelbook.site.caches import figures as figure_cache
+from kernelbook.site import figures
+from kernelbook.site.figures import gpu_specs
 from kernelbook.site.book import load_book
 from kernelbook.site.directives import Context, render_notebook, render_page
 from kernelbook.site.directives.spec import instructions_per_element

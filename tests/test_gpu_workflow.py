@@ -24,10 +24,10 @@ import yaml
 from conftest import ROOT, copy_project, make_project, run_cli, write
 from kernelbook import CAPTURE_FORMAT
 from kernelbook.capture import preflight
-from kernelbook.freshness import installed_torch
-from kernelbook.machine import triton_version  # a CPU capture records it: this machine's, so it is fresh here
-from kernelbook.records import SCHEMA, from_json
-from kernelbook.snippets import source_hash
+from kernelbook.common.freshness import installed_torch
+from kernelbook.common.machine import triton_version  # a CPU capture records it: this machine's, so it is fresh here
+from kernelbook.common.records import SCHEMA, from_json
+from kernelbook.common.snippets import source_hash
 
 SITE_GPU = ROOT / ".github" / "workflows" / "site-gpu.yml"
 DOC = yaml.safe_load(SITE_GPU.read_text(encoding="utf-8"))

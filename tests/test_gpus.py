@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, make_project, write
 
-from kernelbook import CAPTURE_FORMAT, gpus
+from kernelbook import CAPTURE_FORMAT
+from kernelbook.common import gpus
 from kernelbook.capture.archive import MANIFEST, pack
 from kernelbook.capture.kernels import extract, read_json, validate_trace
-from kernelbook.records import SCHEMA, from_json
+from kernelbook.common.records import SCHEMA, from_json
 from kernelbook.site.book import load_book
-from kernelbook.snippets import source_hash
+from kernelbook.common.snippets import source_hash
 
 TRACE = ROOT / "tests" / "fixtures" / "real-traces" / "benchmark_simple_add_trace.json.gz"
 A100 = ("NVIDIA A100-SXM4-80GB", "8.0", "a100_80gb")
@@ -352,7 +353,7 @@ def entry_of(root: Path, reference: str = "a100_80gb"):
     ("[[kb:launches ch01/a == 4]]", None),  # unscoped: every fresh capture, and both GPUs launched 4
 ])
 def test_a_claim_is_checked_on_every_gpu_its_scope_covers(tmp_path, text, fails_on):
-    from kernelbook.site import claims
+    from kernelbook.site.prose import claims
 
     root = tree(tmp_path / "t", snippets=("ch01/a",))
     gpu_capture(root, "ch01/a", A100)
@@ -369,7 +370,7 @@ def test_a_claim_is_checked_on_every_gpu_its_scope_covers(tmp_path, text, fails_
 
 
 def test_a_claim_scoped_to_an_architecture_no_capture_has_is_unchecked(tmp_path):
-    from kernelbook.site import claims
+    from kernelbook.site.prose import claims
 
     root = tree(tmp_path / "t", snippets=("ch01/a",))
     gpu_capture(root, "ch01/a", T4)
@@ -548,7 +549,7 @@ def test_a_cuda_capture_is_written_under_its_gpus_key(tmp_path, monkeypatch):
     import io as _io
 
     from kernelbook.capture import runner
-    from kernelbook.snippets import discover
+    from kernelbook.common.snippets import discover
 
     root = tree(tmp_path / "t", snippets=("ch01/a",))
     seen = {}

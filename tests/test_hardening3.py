@@ -242,7 +242,7 @@ def test_a_snippet_that_writes_under_kernelbook_fails_and_leaves_nothing_a_build
 
 def test_a_figure_cache_entry_is_validated_on_read(tmp_path):
     from kernelbook.site.book import load_book
-    from kernelbook.site.figure_cache import cached_figure
+    from kernelbook.site.caches.figures import cached_figure
     from kernelbook.site.settings import load
 
     from conftest import ROOT
@@ -268,7 +268,7 @@ def test_a_figure_cache_entry_is_validated_on_read(tmp_path):
 def test_a_malformed_notebook_cache_entry_is_converted_again(tmp_path):
     from types import SimpleNamespace
 
-    from kernelbook.site import notebook_cache
+    from kernelbook.site.caches import notebooks as notebook_cache
 
     notebook = write(tmp_path / "nb.ipynb", "{}")
     converted = []
@@ -296,7 +296,8 @@ def test_a_notebook_page_converted_once_comes_from_the_cache_and_a_tampered_file
     import base64
     from types import SimpleNamespace
 
-    from kernelbook.site import notebook_assets, notebook_cache
+    from kernelbook.site.notebooks import assets as notebook_assets
+    from kernelbook.site.caches import notebooks as notebook_cache
 
     notebook = write(tmp_path / "nb.ipynb", "{}")
     converted = []

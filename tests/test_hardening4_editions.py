@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, make_project, run_cli, write
-from kernelbook.errors import KernelbookError
-from kernelbook.site import publishing
+from kernelbook.safety.errors import KernelbookError
+from kernelbook.site.editions import publishing
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
@@ -365,7 +365,7 @@ def test_changed_since_sees_a_capture_that_became_a_symlink(broken):
 
 
 def test_reference_gpu_is_read_from_the_kernelbook_plugins_options_only(tmp_path):
-    from kernelbook.gpus import book_option, reference_gpu
+    from kernelbook.common.gpus import book_option, reference_gpu
 
     root = tmp_path / "book"
     write(root / "mkdocs.yml", "site_name: t\nextra:\n  reference_gpu: t4\n  repository: x/y\nplugins:\n  - search:\n"

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import BIG_TRACE, ROOT, SIMPLE_ADD, run_cli
 from kernelbook.capture.kernels import TraceError, extract, is_cuda_trace, load_trace
-from kernelbook.kernel_names import short_name
+from kernelbook.common.kernel_names import short_name
 
 NOT_KERNELS = ("gpu_memcpy", "gpu_memset", "cuda_sync", "gpu_user_annotation")
 
@@ -191,7 +191,7 @@ def test_a_real_interpreted_triton_launch_is_one_kernel_not_the_interpreters_cop
 def test_committed_interpreted_traces_give_what_their_captures_say(trace):
     """The real traces kernelbook capture kept for chapter 4: each session's `triton: NAME` range is one
     launch of NAME, and the rule gives back the kernel rows the capture recorded."""
-    from kernelbook.records import load
+    from kernelbook.common.records import load
 
     capture = load(trace.parent / (trace.name.split(".cpu.")[0] + ".cpu.json"))
     index = int(trace.name.rsplit(".trace", 1)[1].split(".")[0])

@@ -85,7 +85,7 @@ def test_capture_never_imports_mkdocs_or_the_site_half(path):
 SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py",
           "changes.py", "validation.py", "files.py"]
 # What review/ may read of the site half: the claims and how numbers are written, which import no mkdocs.
-PURE_SITE = {"kernelbook.site", "kernelbook.site.claims", "kernelbook.site.units"}
+PURE_SITE = {"kernelbook.site", "kernelbook.site.prose.claims", "kernelbook.site.prose.units"}
 
 
 @pytest.mark.parametrize("path", modules(PACKAGE / "review"), ids=lambda p: module_name(p))
@@ -100,8 +100,8 @@ def test_review_imports_neither_torch_nor_mkdocs_nor_the_capture_half(path):
 def test_what_review_reads_of_the_site_is_pure(name):
     found = imports(PACKAGE / "site" / name)
     assert offending(PACKAGE / "site" / name, RENDERING | {"torch", "kernelbook.capture"}) == []
-    assert {m for m in found if m.startswith("kernelbook.site.")} <= PURE_SITE | {"kernelbook.site.units.by_key",
-            "kernelbook.site.units.format_ratio", "kernelbook.site.units.format_seconds"}, found
+    assert {m for m in found if m.startswith("kernelbook.site.")} <= PURE_SITE | {"kernelbook.site.prose.units.by_key",
+            "kernelbook.site.prose.units.format_ratio", "kernelbook.site.prose.units.format_seconds"}, found
 
 
 @pytest.mark.parametrize("name", SHARED)
@@ -118,7 +118,7 @@ def test_the_boundary_check_sees_relative_imports():
     found = imports_in("from ..capture import runner\nfrom . import claims\nimport torch.profiler\n", "kernelbook.site")
     assert banned_in(found, {"kernelbook.capture"}) == ["kernelbook.capture", "kernelbook.capture.runner"]
     assert banned_in(found, {"torch"}) == ["torch.profiler"]
-    assert "kernelbook.site.claims" in found
+    assert "kernelbook.site.prose.claims" in found
     assert banned_in(imports_in("from ...capture.kernels import extract\n", "kernelbook.site.figures"), {"kernelbook.capture"})
 
 

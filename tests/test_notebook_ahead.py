@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux" or len(os.sched_getaffin
 CHILD = r'''
 import json, os, sys, threading, time
 from pathlib import Path
-from kernelbook.site import notebook_ahead
+from kernelbook.site.notebooks import ahead as notebook_ahead
 
 tmp = Path(sys.argv[1])
 report = {}
@@ -111,7 +111,7 @@ from pathlib import Path
 from mkdocs.config import load_config
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
-from kernelbook.site import notebook_cache
+from kernelbook.site.caches import notebooks as notebook_cache
 
 root, tmp = Path(sys.argv[1]), Path(sys.argv[2])
 config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp / "site"))

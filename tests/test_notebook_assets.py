@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from kernelbook.site import notebook_assets as A
+from kernelbook.site.notebooks import assets as A
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><title>t</title></svg>'
 PAGE = ('<div class="jupyter-wrapper"><style type="text/css">\n.jupyter-wrapper{--jp-x: 1}'

@@ -10,8 +10,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import ROOT, write
-from kernelbook.site import notebook_cache
-from kernelbook.site.notebook_soup import MarkedHTML, Unforeseen, in_nbconvert
+from kernelbook.site.caches import notebooks as notebook_cache
+from kernelbook.site.notebooks.soup import MarkedHTML, Unforeseen, in_nbconvert
 
 NOTEBOOKS = sorted(ROOT.glob("docs/*/ch*/notebook.ipynb"))
 ALT = "No description has been provided for this image"

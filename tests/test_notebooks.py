@@ -15,10 +15,11 @@ import nbformat
 import pytest
 
 from conftest import ROOT, book_settings, copy_project, run_cli
-from kernelbook.site import notebook_links, notebooks, predictions
+from kernelbook.site.notebooks import links as notebook_links, chapter as notebooks
+from kernelbook.site.prose import predictions
 from kernelbook.site.book import load_book
-from kernelbook.site.labels import label
-from kernelbook.site.page_text import front_matter, headings
+from kernelbook.site.prose.labels import label
+from kernelbook.site.prose.text import front_matter, headings
 
 CHAPTER = "ch01"
 LANGS = ("ja", "en")
@@ -194,7 +195,7 @@ def test_terms_link_to_the_glossary_in_the_notebooks_language(generated, lang):
     base = f"{book_settings(ROOT).site_url}{'' if lang == 'ja' else 'en/'}glossary/"
     links = re.findall(r'\[([^\]]+)\]\(' + re.escape(base) + r'#([\w-]+) "((?:[^"\\]|\\.)*)"\)', source)
     assert len(links) > 60
-    from kernelbook.site.glossary import load as load_glossary
+    from kernelbook.site.glossary.terms import load as load_glossary
 
     g = load_glossary(ROOT / "docs" / "glossary.yml", LANGS)
     for words, term_id, title in links:

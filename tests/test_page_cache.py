@@ -6,7 +6,7 @@ import json
 import logging
 from types import SimpleNamespace
 
-from kernelbook.site import page_cache
+from kernelbook.site.caches import pages as page_cache
 
 
 def test_a_setting_that_is_a_function_is_named_with_what_it_closes_over():
@@ -65,7 +65,7 @@ def test_a_damaged_entry_is_a_miss_never_shown():
 def test_the_themes_templates_are_compiled_once_and_kept(tmp_path):
     import jinja2
 
-    from kernelbook.site.notebook_cache import with_bytecode
+    from kernelbook.site.caches.notebooks import with_bytecode
 
     templates = {"main.html": "<p>{{ x }}</p>"}
     first = with_bytecode(jinja2.Environment(loader=jinja2.DictLoader(templates)), tmp_path / "jinja")

@@ -166,7 +166,7 @@ def test_render_refuses_a_folder_that_holds_or_is_inside_the_books_sources(tmp_p
 
 def test_the_trees_mkdocs_yml_gets_every_extension_the_plugin_would_add():
     """A book whose mkdocs.yml names no extension: the tree's config lists the plugin's, with their options."""
-    from kernelbook.site.markdown_extensions import MARKDOWN_EXTENSIONS
+    from kernelbook.site.prose.extensions import MARKDOWN_EXTENSIONS
     from kernelbook.site.plain_tree import _markdown_extensions
 
     listed = yaml.safe_load(_markdown_extensions("site_name: x\n"))["markdown_extensions"]

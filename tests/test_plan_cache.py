@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernelbook.site import glossary_site
+from kernelbook.site.glossary import build as glossary_site
 from kernelbook.site.settings import BookSettings
 
 
@@ -62,7 +62,7 @@ def test_an_edit_of_one_page_makes_only_that_pages_notebook_again_in_this_proces
     """notebooks.planned(made=...): what `mkdocs serve` does after a one-word edit (every other chapter's
     notebook is the one made before, the same object); a notebook something was reported of is made each time."""
     from conftest import book_settings, copy_project
-    from kernelbook.site import notebooks
+    from kernelbook.site.notebooks import chapter as notebooks
     from kernelbook.site.book import load_book
 
     root = copy_project(tmp_path / "book")
@@ -99,8 +99,8 @@ def test_a_pages_linked_terms_are_kept_by_what_they_are_made_of(tmp_path, monkey
     from types import SimpleNamespace
 
     from conftest import ROOT
-    from kernelbook.site import term_links
-    from kernelbook.site.glossary import load
+    from kernelbook.site.glossary import links as term_links
+    from kernelbook.site.glossary.terms import load
 
     settings = BookSettings(root=tmp_path, docs_dir=tmp_path / "docs", site_url="", repository="", branch="main",
                             snippets_dir="snippets", languages=("ja", "en"), language_folders=True,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, copy_project, mkdocs_build, run_cli
-from kernelbook import recorded
-from kernelbook.site import claims, japanese, labels, predictions, units
+from kernelbook.common import recorded
+from kernelbook.site.prose import claims, japanese, labels, predictions, units
 from kernelbook.site.book import load_book
 from kernelbook.site.directives import Context, render_page
 from test_site_checks import craft_cuda
@@ -353,7 +353,7 @@ def test_a_gpu_capture_replaces_the_prediction_with_the_measured_value(gpu_site,
 
 
 def test_a_notebook_shows_the_recorded_box_and_its_claims_too(traces):
-    from kernelbook.site import notebooks
+    from kernelbook.site.notebooks import chapter as notebooks
 
     nb, problems = notebooks.render(f"# T\n\n{CH01_CLAIMS}\n\n[[kb:recorded hta-a100/triton_example]]\n", "en", "ch01", {},
                                     site_url="https://book/", recorded_dir=str(traces))

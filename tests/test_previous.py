@@ -1,4 +1,4 @@
-"""Beside each example, on demand: how its capture changed from the one it replaced (``site/previous.py``)."""
+"""Beside each example, on demand: how its capture changed from the one it replaced (``site/prose/previous.py``)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from kernelbook.changes import KernelCount, SessionSummary, Summary, summarize
-from kernelbook.records import from_json
+from kernelbook.common.changes import KernelCount, SessionSummary, Summary, summarize
+from kernelbook.common.records import from_json
 from kernelbook.site.directives.run import captured
-from kernelbook.site.previous import previous_block
+from kernelbook.site.prose.previous import previous_block
 from test_diff import capture
 
 HOSTILE = "<script>alert(1)</script>*[x](javascript:y)*"

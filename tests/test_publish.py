@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 from conftest import ROOT, cli_env, make_project, run_cli, write
-from kernelbook.changes import summarize
-from kernelbook.records import load
-from kernelbook.snippets import discover, shard
+from kernelbook.common.changes import summarize
+from kernelbook.common.records import load
+from kernelbook.common.snippets import discover, shard
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 SITE_CPU = WORKFLOWS / "site-cpu.yml"
@@ -242,7 +242,7 @@ def _step(doc: dict, job: str, test) -> tuple[int, dict]:
 
 
 def test_gpu_workflow_regenerates_the_notebooks_and_proposes_them_with_the_captures():
-    from kernelbook.site import notebooks
+    from kernelbook.site.notebooks import chapter as notebooks
 
     assert NOTEBOOKS.endswith("/" + notebooks.NAME)
     doc = workflow(SITE_GPU)

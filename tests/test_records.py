@@ -10,11 +10,9 @@ import pytest
 
 from conftest import ROOT
 from kernelbook import CAPTURE_FORMAT
-from kernelbook.records import (
-    LAYOUT, SCHEMA, Capture, CaptureError, Environment, Event, Freshness, Kernel, Session, dumps, from_json, load, to_json,
-    write_atomic,
-)
-from kernelbook.snippets import discover
+from kernelbook.common.records import (LAYOUT, SCHEMA, Capture, CaptureError, Environment, Event, Freshness, Kernel,
+                                       Session, dumps, from_json, load, to_json, write_atomic)
+from kernelbook.common.snippets import discover
 
 
 def sample() -> Capture:
@@ -157,7 +155,7 @@ def test_a_capture_whose_labels_disagree_is_refused(tmp_path):
     import json
 
     from conftest import ROOT
-    from kernelbook.records import CaptureError, load
+    from kernelbook.common.records import CaptureError, load
 
     raw = json.loads((ROOT / "snippets/ch01/captures/eager_profile.cpu.json").read_text())
     for edit, words in (
@@ -179,7 +177,7 @@ def capture_schema() -> dict:
     import importlib.resources
 
     shipped = importlib.resources.files("kernelbook").joinpath("capture.schema.json")  # package data, as installed
-    from kernelbook.records import SCHEMA_FILE
+    from kernelbook.common.records import SCHEMA_FILE
 
     assert shipped.is_file() and SCHEMA_FILE.is_file()
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -335,7 +333,7 @@ def test_the_schema_states_the_same_limits():
 
 
 def with_previous() -> Capture:
-    from kernelbook.changes import summarize
+    from kernelbook.common.changes import summarize
 
     older = dataclasses.replace(sample(), environment=dataclasses.replace(sample().environment, torch="2.12.0+cu128"))
     return dataclasses.replace(sample(), previous=summarize(older))

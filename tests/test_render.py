@@ -9,9 +9,10 @@ import re
 import pytest
 
 from conftest import ROOT
-from kernelbook.site import claims, twins
+from kernelbook.site.prose import claims
+from kernelbook.site.pages import twins
 from kernelbook.site.book import Entry, load_book
-from kernelbook.records import Kernel, Session, load
+from kernelbook.common.records import Kernel, Session, load
 from kernelbook.site.directives import Context, fence, render_page
 
 BOOK = load_book(ROOT)
@@ -181,7 +182,8 @@ def test_unevaluable_claim_is_a_named_error_not_a_crash():
 
 def test_every_reader_skips_headings_and_directives_inside_code():
     """The twin check, the notebooks and the instructors' index read pages by one set of rules."""
-    from kernelbook.site import notebooks, page_text
+    from kernelbook.site.notebooks import chapter as notebooks
+    from kernelbook.site.prose import text as page_text
 
     page = "# T { #top }\n\n## Real { #real }\n\n    ```md\n    ## Fake { #fake }\n    [[kb:run ch01/x]]\n    ```\n\n[[kb:run ch01/y]]\n"
     assert twins.anchors(page) == ["real"]
@@ -199,7 +201,7 @@ PLAIN_CPU = {"en": "There is no GPU (CUDA) capture of this example yet. The outp
 
 
 def test_interpreted_triton_is_read_from_the_recorded_setting_or_the_launch_ranges():
-    from kernelbook.records import Event
+    from kernelbook.common.records import Event
     from kernelbook.site.directives.run import interpreted
 
     real = load(VECTOR_ADD)  # a real capture: the snippet set TRITON_INTERPRET=1 and wrapped its launch

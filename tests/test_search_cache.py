@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from material.plugins.search.plugin import SearchIndex
 from mkdocs.structure.toc import get_toc
 
-from kernelbook.site import search_cache
+from kernelbook.site.caches import search as search_cache
 
 HTML = ('<h1 id="t">Title</h1><p>Intro <code>x</code></p><h2 id="a">A</h2><p>alpha</p>'
         '<h3 id="b">B</h3><p>beta</p><h2 id="b">B again</h2><p>gamma</p><h2 id="c">C</h2><p>delta</p>')

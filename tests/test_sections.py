@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernelbook.site import sections
+from kernelbook.site.prose import sections
 from conftest import write
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, make_project, write
-from kernelbook.snippets import Snippet, discover, select, shard, source_hash
+from kernelbook.common.snippets import Snippet, discover, select, shard, source_hash
 
 
 @pytest.fixture
@@ -139,7 +139,7 @@ BAD_NAMES = ['ch01/bad"name.py', "ch01/has space.py", "ch01/dot.ted.py", "ch01/U
 
 @pytest.mark.parametrize("rel", BAD_NAMES)
 def test_a_name_outside_the_pattern_is_refused_at_discovery(tree, rel):
-    from kernelbook.errors import KernelbookError
+    from kernelbook.safety.errors import KernelbookError
 
     bad = write(tree / "snippets" / rel, "print('hi')\n")
     with pytest.raises(KernelbookError) as caught:
@@ -155,8 +155,8 @@ def test_helpers_and_other_files_are_not_names_to_check(tree):
 
 
 def test_a_snippet_that_is_not_utf8_is_named(tmp_path):
-    from kernelbook.errors import KernelbookError
-    from kernelbook.snippets import read_source
+    from kernelbook.safety.errors import KernelbookError
+    from kernelbook.common.snippets import read_source
 
     path = tmp_path / "latin.py"
     path.write_bytes(b"print('caf\xe9')\n")

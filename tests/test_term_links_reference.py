@@ -17,9 +17,9 @@ import re
 import pytest
 
 from conftest import ROOT
-from kernelbook.site import glossary as G
-from kernelbook.site import term_links as T
-from kernelbook.site.page_text import FENCE
+from kernelbook.site.glossary import terms as G
+from kernelbook.site.glossary import links as T
+from kernelbook.site.prose.text import FENCE
 
 LANGS = ("ja", "en")
 BOOK = G.load(ROOT / "docs" / "glossary.yml", LANGS, source="docs/glossary.yml")

@@ -239,4 +239,4 @@ def test_a_planted_variant_in_the_glossary_and_the_plugin_fails(tmp_path):
     ''')
     found = [str(f) for f in findings(tmp_path, ENTRIES)]
     assert found == ["docs/glossary.yml:4: 「キャッシュアロケータ」 (caching-allocator): write キャッシングアロケータ",
-                     "scripts/kernelbook/site/labels.py:2: 「profiler」 (profiler): write プロファイラ"]
+                     "scripts/kernelbook/site/prose/labels.py:2: 「profiler」 (profiler): write プロファイラ"]

@@ -218,7 +218,7 @@ def test_a_bold_span_commonmark_cannot_close_fails_in_a_notebook(tmp_path):
 def test_a_bold_term_link_is_written_so_commonmark_renders_it():
     # the notebooks link a bold term inside its bold: `**[カーネル](url)**` between Japanese characters
     # never closes in CommonMark; bold_inside_links writes the same bold link as `[**カーネル**](url)`
-    from kernelbook.site.notebook_prose import bold_inside_links
+    from kernelbook.site.notebooks.markdown import bold_inside_links
 
     linked = '答えは**[カーネル](https://example.org/glossary/#kernel "GPU の仕事 (1 回の起動)")**です。'  # ")" in the title
     assert "**" in BeautifulSoup(_COMMONMARK.render(linked), "html.parser").get_text()

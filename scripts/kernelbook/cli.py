@@ -6,7 +6,7 @@ Exit codes: 0 ok, 1 a snippet failed or a check did not pass, 2 a usage or input
 The capture side (``capture``, ``status``, ``kernels``, ``merge``) needs only the
 standard library and torch (``merge`` not even torch): nothing here imports the site half
 (mkdocs, yaml) except inside ``build``, ``serve`` and ``notebooks``. ``diff`` needs neither: it
-reads the prose's claims with ``site.claims``, which is pure; ``status`` asks ``site.book``
+reads the prose's claims with ``site.prose.claims``, which is pure; ``status`` asks ``site.book``
 (pure too) which captures the build would refuse.
 """
 
@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 from . import options
-from .errors import KernelbookError, json_visible, printable, visible
-from .processes import Stopped, exit_status, stop_on_signals
+from .safety.errors import KernelbookError, json_visible, printable, visible
+from .safety.processes import Stopped, exit_status, stop_on_signals
 
 
 def project_root() -> Path:
@@ -35,7 +35,7 @@ def project_root() -> Path:
 
 def cmd_capture(args: argparse.Namespace) -> int:
     from .capture.runner import capture, summary
-    from .snippets import discover, select, shard
+    from .common.snippets import discover, select, shard
 
     root = project_root()
     chosen = select(discover(root), args.patterns)
@@ -51,11 +51,11 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from . import contributions
-    from .freshness import assess, installed_torch, is_reference, runnable_devices, slots
-    from .gpus import reference_gpu
+    from .review import contributions
+    from .common.freshness import assess, installed_torch, is_reference, runnable_devices, slots
+    from .common.gpus import reference_gpu
     from .site.book import entry  # pure: which captures the build would refuse (no mkdocs, no torch)
-    from .snippets import discover
+    from .common.snippets import discover
 
     root = project_root()
     if args.changed_since is not None:
@@ -110,12 +110,12 @@ def _state_record(st, refused: str | None = None, reference: bool = False) -> di
 
 def cmd_kernels(args: argparse.Namespace) -> int:
     from .capture.kernels import read_kernels
-    from .kernel_names import short_name
+    from .common.kernel_names import short_name
 
     path = Path(args.file)
     kernels, launches, kind = read_kernels(path)
     if args.record:  # a trace recorded elsewhere, for [[kb:recorded]]
-        return print(__import__("kernelbook.recorded").recorded.write(path, Path(args.record), kind, launches, kernels)) or 0
+        return print(__import__("kernelbook.common.recorded").recorded.write(path, Path(args.record), kind, launches, kernels)) or 0
     if args.json:
         print(json_visible(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
@@ -186,9 +186,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
-    from .freshness import check_inputs
+    from .common.freshness import check_inputs
     from . import kit
-    from .gpus import book_option
+    from .common.gpus import book_option
     from .site.commands import check_glossary, notebooks_check, notebooks_write
 
     root = project_root()
@@ -211,7 +211,7 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .freshness import check_inputs, cuda_present
+    from .common.freshness import check_inputs, cuda_present
 
     root = project_root()
     if not args.no_capture:
@@ -233,7 +233,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .freshness import check_inputs
+    from .common.freshness import check_inputs
     from .site.commands import check_glossary, render
 
     root = project_root()
@@ -244,8 +244,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_edition(args: argparse.Namespace) -> int:
     """Editions on the gh-pages branch, through mike: publish one, list them, delete one."""
-    from .freshness import check_inputs
-    from .site import publishing
+    from .common.freshness import check_inputs
+    from .site.editions import publishing
 
     root = project_root()
     where = {"remote": args.remote, "branch": args.branch}
@@ -267,8 +267,8 @@ def cmd_edition(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mkdocs serve`` in a child that never outlives this process; SIGTERM and Ctrl-C are passed on."""
-    from .freshness import check_inputs
-    from .processes import die_with_parent, stop_server
+    from .common.freshness import check_inputs
+    from .safety.processes import die_with_parent, stop_server
 
     root = project_root()
     host, port = options.dev_addr(args.dev_addr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from .errors import KernelbookError
+from .safety.errors import KernelbookError
 
 
 def shard(text: str) -> tuple[int, int]:

@@ -19,12 +19,12 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from .. import gpus
-from ..errors import KernelbookError
-from ..freshness import brought_problem
-from ..files import InputError, check_regular_target, open_regular, parse_json, read_bounded
-from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json, load, write_atomic
-from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
+from ..common import gpus
+from ..safety.errors import KernelbookError
+from ..common.freshness import brought_problem
+from ..safety.files import InputError, check_regular_target, open_regular, parse_json, read_bounded
+from ..common.records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json, load, write_atomic
+from ..common.snippets import CAPTURE_DIR, Snippet, discover, source_hash
 from .kernels import MAX_TRACE_BYTES
 
 MANIFEST = "manifest.json"
@@ -111,8 +111,8 @@ def pack(root: Path, out: Path, key: str, snippets: list[Snippet] | None = None,
 
 def pack_command(root: Path, key: str | None, patterns: list[str], out: Path) -> str:
     """``kernelbook pack``: the captures of GPU ``key`` (default: this machine's) into ``out``; what it did, in one line."""
-    from ..freshness import this_gpu_key
-    from ..snippets import select
+    from ..common.freshness import this_gpu_key
+    from ..common.snippets import select
     from .runner import git_commit
 
     key = key or this_gpu_key()

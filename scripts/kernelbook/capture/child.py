@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..processes import Proc, descendants, kill_all, kill_group, process_table
-from ..records import OUTPUT_CAP  # bytes of stdout, and of stderr, a capture keeps (checked again on every read)
+from ..safety.processes import Proc, descendants, kill_all, kill_group, process_table
+from ..common.records import OUTPUT_CAP  # bytes of stdout, and of stderr, a capture keeps (checked again on every read)
 SCRATCH_PREFIX = "kernelbook-capture-"
 OWNER = ".kernelbook-owner"  # in each scratch folder: "PID START" of the process that made it
 POLL_S = 0.05

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..processes import become_subreaper, described, descendants, hold_lifeline, kill_all, process_table, reap
+from ..safety.processes import become_subreaper, described, descendants, hold_lifeline, kill_all, process_table, reap
 from . import kernels
 
 

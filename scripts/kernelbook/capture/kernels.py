@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import MiB, InputError, finite_number, parse_json, read_bounded
-from ..kernel_names import TRITON_RANGE  # a user_annotation range "triton: NAME" is one launch of NAME
-from ..records import Event, Kernel
+from ..safety.files import MiB, InputError, finite_number, parse_json, read_bounded
+from ..common.kernel_names import TRITON_RANGE  # a user_annotation range "triton: NAME" is one launch of NAME
+from ..common.records import Event, Kernel
 
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "gpu_user_annotation"}
 LAUNCH_CATEGORIES = {"cuda_runtime", "cuda_driver"}
@@ -259,8 +259,8 @@ def validate_trace(trace: Any, where: str) -> dict[str, Any]:
 def read_kernels(path: Path) -> tuple[tuple[Kernel, ...], int, str]:
     """``kernelbook kernels FILE``: (kernels, launches, device kind) of a capture or a Chrome trace,
     told apart by content; anything unusable is one KernelbookError naming the file."""
-    from ..errors import KernelbookError
-    from ..records import SCHEMA, CaptureError, from_json
+    from ..safety.errors import KernelbookError
+    from ..common.records import SCHEMA, CaptureError, from_json
 
     if not path.exists() and not path.is_symlink():
         raise KernelbookError(f"{path}: no such file")

@@ -25,12 +25,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import KernelbookError, shown
-from ..files import InputError, link_on_the_way, read_bounded
-from ..freshness import brought_problem
-from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
-from .. import gpus
-from ..snippets import CAPTURE_DIR, Snippet, discover, source_hash
+from ..safety.errors import KernelbookError, shown
+from ..safety.files import InputError, link_on_the_way, read_bounded
+from ..common.freshness import brought_problem
+from ..common.records import MAX_CAPTURE_BYTES, Capture, CaptureError, dumps, load
+from ..common import gpus
+from ..common.snippets import CAPTURE_DIR, Snippet, discover, source_hash
 from . import store
 from .kernels import MAX_TRACE_BYTES
 

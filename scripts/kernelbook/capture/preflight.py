@@ -25,11 +25,11 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from ..errors import KernelbookError
-from ..gpus import gpu_key, reference_gpu
-from ..machine import cuda_runtime, nvidia_gpu, same_gpu
-from ..records import CaptureError, load
-from ..snippets import discover
+from ..safety.errors import KernelbookError
+from ..common.gpus import gpu_key, reference_gpu
+from ..common.machine import cuda_runtime, nvidia_gpu, same_gpu
+from ..common.records import CaptureError, load
+from ..common.snippets import discover
 
 # The driver branch that first supports each CUDA major version (NVIDIA's "CUDA
 # Toolkit and Corresponding Driver Versions"; through minor-version compatibility a

@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from .. import CAPTURE_FORMAT, gpus
-from ..errors import KernelbookError
-from ..freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices, this_gpu_key
-from ..processes import described
-from ..records import CaptureError, dumps, from_json
-from ..snippets import Snippet, source_hash
+from .. import CAPTURE_FORMAT
+from ..common import gpus
+from ..safety.errors import KernelbookError
+from ..common.freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices, this_gpu_key
+from ..safety.processes import described
+from ..common.records import CaptureError, dumps, from_json
+from ..common.snippets import Snippet, source_hash
 from . import child, store
 from .stderr import kept_lines
 
@@ -218,7 +219,7 @@ def _child_env(device: str, commit: str | None, jobs: int = 1) -> dict[str, str]
 
 
 def _capture_json(snippet: Snippet, device: str, source: str, report: dict, stdout: str, stderr: str) -> dict:
-    from ..records import SCHEMA
+    from ..common.records import SCHEMA
 
     kept, dropped = kept_lines(stderr)  # the profiler's own USDT lines: capture/stderr.py
     return {

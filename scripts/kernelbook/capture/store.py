@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .. import locks
-from ..changes import summarize
-from ..errors import KernelbookError
-from ..records import Capture, CaptureError, load, temp_beside
-from ..snippets import CAPTURE_DIR
+from ..safety import locks
+from ..common.changes import summarize
+from ..safety.errors import KernelbookError
+from ..common.records import Capture, CaptureError, load, temp_beside
+from ..common.snippets import CAPTURE_DIR
 
 STATE_DIR = Path(".kernelbook")  # kernelbook's own: the lock's note, failure reports, the build's caches
 CACHE_DIR = STATE_DIR / "cache"  # the plugin's default cache_dir

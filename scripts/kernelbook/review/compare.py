@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..changes import THRESHOLD, Change, Moved, Summary, compare as compare_summaries, summarize, within
-from .. import gpus
-from ..records import Capture
-from ..site import claims
+from ..common.changes import THRESHOLD, Change, Moved, Summary, compare as compare_summaries, summarize, within
+from ..common import gpus
+from ..common.records import Capture
+from ..site.prose import claims
 from .trees import Key, Side
 
 _PREDICT = re.compile(r"\[\[kb:predict\s+([^\]]*?)\s*\]\]")

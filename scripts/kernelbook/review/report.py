@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..changes import ENVIRONMENT_LABELS, KernelCount, Moved, SessionChange, SessionSummary, Summary
-from ..errors import printable
-from ..site.units import by_key, format_seconds
+from ..common.changes import ENVIRONMENT_LABELS, KernelCount, Moved, SessionChange, SessionSummary, Summary
+from ..safety.errors import printable
+from ..site.prose.units import by_key, format_seconds
 from .compare import ClaimChange, Diff, SnippetDiff
 
 MAX_RESULTS = 12  # results listed per snippet in text and Markdown; JSON has them all

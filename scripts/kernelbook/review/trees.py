@@ -13,11 +13,11 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import KernelbookError, shown
-from ..files import InputError, link_on_the_way, parse_json, read_bounded
-from ..records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json
-from .. import gpus
-from ..snippets import CAPTURE_DIR
+from ..safety.errors import KernelbookError, shown
+from ..safety.files import InputError, link_on_the_way, parse_json, read_bounded
+from ..common.records import MAX_CAPTURE_BYTES, Capture, CaptureError, from_json
+from ..common import gpus
+from ..common.snippets import CAPTURE_DIR
 
 # snippets/<chapter>/captures/<name>.<device>.json, relative to the folder laid out like snippets/
 CAPTURE_PATH = re.compile(r"(?P<chapter>[^/]+)/" + CAPTURE_DIR + r"/(?P<name>[^/.]+)\.(?P<device>" + gpus.SLOT.pattern + r")\.json")

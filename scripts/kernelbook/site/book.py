@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import fingerprint
-from ..freshness import State, assess, installed_torch, runnable_devices
-from ..records import Capture
-from ..snippets import Snippet, discover
-from .. import gpus
+from ..safety.files import fingerprint
+from ..common.freshness import State, assess, installed_torch, runnable_devices
+from ..common.records import Capture
+from ..common.snippets import Snippet, discover
+from ..common import gpus
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .. import locks
-from ..errors import KernelbookError
-from . import notebooks
+from ..safety import locks
+from ..safety.errors import KernelbookError
+from .notebooks import chapter as notebooks
 from .book import load_book
 from .settings import load
 
@@ -77,7 +77,7 @@ def _swap(new: Path, site_dir: Path) -> None:
 
 def check_glossary(root: Path) -> None:
     """The book's glossary readable and sound: else its first problem (file:line) as a one-line KernelbookError."""
-    from .glossary import GlossaryError
+    from .glossary.terms import GlossaryError
 
     with _mkdocs_log():
         _, settings = load(root)
@@ -111,7 +111,8 @@ def notebooks_write(root: Path) -> list[Path]:
 
 def render(root: Path, out: Path) -> int:
     """``kernelbook render OUT``: 0 written, 1 a problem in the book (nothing written); KernelbookError: bad input."""
-    from . import editions, plain_tree
+    from .editions import history as editions
+    from . import plain_tree
 
     with _mkdocs_log():
         _, settings = load(root)

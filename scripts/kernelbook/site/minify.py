@@ -23,7 +23,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from . import page_cache
+from .caches import pages as page_cache
 
 # after one of these (or at the start), a "/" begins a regular expression, not a division
 _REGEX_AFTER_PUNCT = set("(,=:[!&|?{};+-*%<>~^")

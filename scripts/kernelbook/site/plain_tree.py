@@ -22,19 +22,23 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from ..errors import KernelbookError
-from ..files import InputError, MiB, link_on_the_way, parse_json, read_bounded
-from ..freshness import check_inputs
-from ..records import write_atomic
-from . import editions, glossary_site, notebook_links, notebooks, objectives, twins
+from ..safety.errors import KernelbookError
+from ..safety.files import InputError, MiB, link_on_the_way, parse_json, read_bounded
+from ..common.freshness import check_inputs
+from ..common.records import write_atomic
+from .editions import history as editions
+from .glossary import build as glossary_site
+from .notebooks import links as notebook_links, chapter as notebooks
+from .prose import objectives
+from .pages import twins
 from .book import load_book
 from .directives import Context, fence
-from .figure_cache import cached_figure
-from .labels import label
-from .markdown_extensions import MARKDOWN_EXTENSIONS, yaml_item
-from .page_markdown import BookState, PageSource, render
-from .page_text import front_matter, lines_before
-from .sections import page_url, relative
+from .caches.figures import cached_figure
+from .prose.labels import label
+from .prose.extensions import MARKDOWN_EXTENSIONS, yaml_item
+from .pages.markdown import BookState, PageSource, render
+from .prose.text import front_matter, lines_before
+from .prose.sections import page_url, relative
 from .settings import BookSettings, load
 
 NOTEBOOK_PAGE = "notebook.md"  # beside notebook.ipynb: its URL, notebook/, is the plugin build's

@@ -29,20 +29,25 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
 
-from .. import locks
-from ..errors import KernelbookError
-from ..freshness import check_inputs
-from ..records import write_atomic
-from . import (build_report, editions, glossary_site, markdown_extensions, minify, notebook_ahead, notebook_assets,
-               notebook_cache, notebook_links, notebook_pages, notebooks, page_cache, page_markdown, search_cache,
-               search_index, twins, unrendered)
+from ..safety import locks
+from ..safety.errors import KernelbookError
+from ..common.freshness import check_inputs
+from ..common.records import write_atomic
+from . import build_report, minify, search_index
+from .editions import history as editions
+from .glossary import build as glossary_site
+from .prose import extensions as markdown_extensions, unrendered
+from .notebooks import (ahead as notebook_ahead, assets as notebook_assets, links as notebook_links,
+                        pages as notebook_pages, chapter as notebooks)
+from .caches import notebooks as notebook_cache, pages as page_cache, search as search_cache
+from .pages import markdown as page_markdown, twins
 from .book import Entry, load_book
 from .directives import Context
-from .figure_tabs import page_figure
-from .glossary import titles_once
-from .labels import label
-from .page_text import lines_before
-from .sections import relative
+from .pages.figure_tabs import page_figure
+from .glossary.terms import titles_once
+from .prose.labels import label
+from .prose.text import lines_before
+from .prose.sections import relative
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")

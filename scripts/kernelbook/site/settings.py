@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .. import gpus
-from ..errors import KernelbookError
-from . import gpu_specs
-from .labels import LANGUAGES
+from ..common import gpus
+from ..safety.errors import KernelbookError
+from .figures import gpu_specs
+from .prose.labels import LANGUAGES
 
 
 class Options(Protocol):

@@ -7,7 +7,7 @@ imports the modules that register them, then renders pages:
 * ``environment``: ``[[kb:environment]]``, where every capture of the book ran
 * ``services``: ``[[kb:figure NAME]]``, ``[[kb:notebook CHAPTER]]``, ``[[kb:sections]]``,
   ``[[kb:edition-changes]]``, drawn by the site (the plugin hands the functions in through the Context)
-* ``claims``: the inline claims, one per kind in ``site/claims.py``
+* ``claims``: the inline claims, one per kind in ``site/prose/claims.py``
 * ``data``: ``[[kb:data SNIPPET KEY LANG]]``, a string the snippet stored, as a code block
 * ``predict``: ``[[kb:predict SNIPPET KIND ... OP VALUE]]`` and its indented question, an
   exercise whose answer (a claim) the run gives

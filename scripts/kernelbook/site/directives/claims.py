@@ -1,17 +1,17 @@
-"""The inline claims: each claim kind of ``site/claims.py`` as an inline directive.
+"""The inline claims: each claim kind of ``site/prose/claims.py`` as an inline directive.
 
 An unscoped claim's value comes from the capture the page shows, and its check
 (``OP X``) must hold for every fresh capture. A scoped claim (``@cuda`` / ``@cpu``) is
 checked and shown only from its device's fresh capture; without one the page says which
 capture it needs and the build lists it as unchecked. A new kind is one ``@kind``
-function in ``site/claims.py``.
+function in ``site/prose/claims.py``.
 """
 
 from __future__ import annotations
 
-from .. import claims, predictions
-from ..escape import inert
-from ..labels import label
+from ..prose import claims, predictions
+from ..prose.escape import inert
+from ..prose.labels import label
 from .context import Context
 from .registry import REGISTRY, Directive
 

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from ..book import Entry
-from ..page_text import PageText
+from ..prose.text import PageText
 
 if TYPE_CHECKING:
     from ..figures import Figure
-    from ..glossary import Glossary
+    from ..glossary.terms import Glossary
 
 
 def _nothing(*args: str) -> str:

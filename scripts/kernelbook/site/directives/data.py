@@ -9,10 +9,10 @@ tabs when both captures are fresh, the CPU notice when only the CPU's is shown, 
 
 from __future__ import annotations
 
-from ...records import Capture
-from .. import claims
+from ...common.records import Capture
+from ..prose import claims
 from ..book import Entry
-from ..labels import label
+from ..prose.labels import label
 from .context import Context
 from .registry import Directive, block
 from .run import cpu_notice, fence, per_device

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..book import Entry
-from ..escape import inert
-from ..labels import label
+from ..prose.escape import inert
+from ..prose.labels import label
 from .context import Context
 from .registry import Directive, block
 

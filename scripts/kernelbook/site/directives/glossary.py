@@ -19,9 +19,9 @@ import html
 import re
 from itertools import groupby
 
-from ..glossary import Glossary, Term, notebook_link, page_link
-from ..labels import label
-from ..page_text import title
+from ..glossary.terms import Glossary, Term, notebook_link, page_link
+from ..prose.labels import label
+from ..prose.text import title
 from .context import Context
 from .registry import Directive, block, inline
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from ... import gpus
-from .. import claims, objectives, predictions
-from ..escape import inert
-from ..labels import label
-from ..page_text import PageText, headings, strip_code, title
+from ...common import gpus
+from ..prose import claims, objectives, predictions
+from ..prose.escape import inert
+from ..prose.labels import label
+from ..prose.text import PageText, headings, strip_code, title
 from .context import Context
 from .registry import REGISTRY, Directive, block
 from .predict import claim_of

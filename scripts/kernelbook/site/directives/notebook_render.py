@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .. import japanese
-from ..notebook_prose import jupyter_markdown
+from ..prose import japanese
+from ..notebooks.markdown import jupyter_markdown
 from .context import Context
 from .registry import REGISTRY, Registry
 from .scan import substitute

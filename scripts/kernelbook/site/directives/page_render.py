@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .. import japanese
+from ..prose import japanese
 from .context import Context
 from .registry import REGISTRY, Registry
 from .scan import substitute

@@ -8,7 +8,7 @@
 The question shows in a ``question`` admonition; inside it, a collapsed ``??? success``
 answer (pymdownx.details: no JavaScript) holds the captured value, the explanation and the
 capture's provenance. The expected answer ``OP VALUE`` is a claim of KIND
-(``site/claims.py``) and is checked like one: unscoped on every fresh capture, scoped
+(``site/prose/claims.py``) and is checked like one: unscoped on every fresh capture, scoped
 only on its device's (none: unchecked, and the answer says which run it waits for). A
 failing check fails the build naming the page and the question.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import claims, predictions
-from ..escape import inert
-from ..labels import label
+from ..prose import claims, predictions
+from ..prose.escape import inert
+from ..prose.labels import label
 from .claims import evaluate, needs_capture
 from .context import Context
 from .notebook_render import render_notebook

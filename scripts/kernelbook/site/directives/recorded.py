@@ -1,4 +1,4 @@
-"""Kernels of a trace recorded elsewhere (``kernelbook/recorded.py``), shown for what they are.
+"""Kernels of a trace recorded elsewhere (``kernelbook/common/recorded.py``), shown for what they are.
 
 * ``[[kb:recorded NAME]]``: a box saying plainly whose trace it is (the project, the GPU, the
   licence, from ``source.json``: not this book's snippets), and its kernel table, drawn as the
@@ -17,11 +17,11 @@ import html
 import re
 from pathlib import Path
 
-from ... import recorded
-from ...kernel_names import short_name
-from ..claims import OPS
-from ..escape import inert
-from ..labels import label
+from ...common import recorded
+from ...common.kernel_names import short_name
+from ..prose.claims import OPS
+from ..prose.escape import inert
+from ..prose.labels import label
 from .context import Context
 from .registry import Directive, block, inline
 from .run import kernels_html

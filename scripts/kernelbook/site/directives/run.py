@@ -11,15 +11,15 @@ import html
 import re
 from typing import Callable
 
-from ...kernel_names import TRITON_RANGE, short_name
-from ...records import Capture
-from ...snippets import read_source
+from ...common.kernel_names import TRITON_RANGE, short_name
+from ...common.records import Capture
+from ...common.snippets import read_source
 from ..book import Entry
-from ...errors import visible
-from ..escape import inert
-from ..labels import label
-from ..previous import previous_block
-from ..units import format_seconds
+from ...safety.errors import visible
+from ..prose.escape import inert
+from ..prose.labels import label
+from ..prose.previous import previous_block
+from ..prose.units import format_seconds
 from .context import CodeCell, Context
 from .registry import Directive, block
 

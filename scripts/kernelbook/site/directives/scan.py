@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..markdown_code import LOOKS_LIKE, code_spans, inside
+from ..prose.markdown_code import LOOKS_LIKE, code_spans, inside
 from .context import Context
 from .registry import Directive, Registry
 

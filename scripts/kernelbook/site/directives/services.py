@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import base64
 
-from ..escape import inert
+from ..prose.escape import inert
 from ..figures import standalone
-from ..labels import label
-from ..page_text import headings, title
+from ..prose.labels import label
+from ..prose.text import headings, title
 from .context import Context
 from .registry import Directive, block
 

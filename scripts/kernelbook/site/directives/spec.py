@@ -16,9 +16,10 @@ A null figure, an unknown GPU or field, or a bad file fails the build naming the
 
 from __future__ import annotations
 
-from .. import claims, gpu_specs
-from ..escape import inert
-from ..units import format_number, format_specified_bandwidth
+from ..prose import claims
+from ..figures import gpu_specs
+from ..prose.escape import inert
+from ..prose.units import format_number, format_specified_bandwidth
 from .context import Context
 from .registry import Directive, inline
 

@@ -2,7 +2,7 @@
 
 ``figure(name, lang, captures)`` draws the figure registered as ``name`` in one of
 :data:`LANGS` from the captures the page shows (the caller picks CUDA when fresh, else
-CPU; ``site/figure_tabs.py`` draws it once per capture for a page's tabs), once per layout of :data:`LAYOUTS` (a desktop's, a phone's); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
+CPU; ``site/pages/figure_tabs.py`` draws it once per capture for a page's tabs), once per layout of :data:`LAYOUTS` (a desktop's, a phone's); ``data_key(name, captures)`` is a sha256 of exactly what that figure is drawn from,
 plus the drawing code, so a build redraws a figure only when one of them changes.
 Same input, byte-identical SVG.
 
@@ -37,7 +37,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...records import Capture
+from ...common.records import Capture
 from . import traffic, timeline, sweep, copy_roof, roofline, cos_chain, regions, overhead, bandwidth, block_size_sweep  # noqa: F401, I001 - each registers its figure(s): this order is FIGURES
 from . import placeholder
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
@@ -97,8 +97,9 @@ def _kind(name: str, lang: str) -> FigureKind:
 def _code_hash() -> str:
     """The drawing code (this package, the number formats, the kernel-name shortener, the vendor specs' reader and
     formats the roofline labels with): part of every data key."""
-    from ... import kernel_names
-    from .. import gpu_specs, units
+    from ...common import kernel_names
+    from . import gpu_specs
+    from ..prose import units
 
     digest = hashlib.sha256()
     files = sorted(Path(__file__).parent.glob("*.py")) + [Path(m.__file__) for m in (units, kernel_names, gpu_specs)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..units import decade, format_seconds, format_si
+from ..prose.units import decade, format_seconds, format_si
 from .svg import el, esc, lines, num
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...records import Capture
+from ...common.records import Capture
 from .svg import Layout
 
 LANGS = ("ja", "en")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...records import Capture
-from ..units import format_bandwidth
+from ...common.records import Capture
+from ..prose.units import format_bandwidth
 from .axes import LinearY
 from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings

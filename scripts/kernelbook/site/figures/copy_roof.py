@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ...records import Capture
-from ..units import format_bandwidth, format_bytes
+from ...common.records import Capture
+from ..prose.units import format_bandwidth, format_bytes
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ...records import Capture
-from ..units import format_seconds
+from ...common.records import Capture
+from ..prose.units import format_seconds
 from .axes import LinearAxes, linear_ticks, tick_label
 from .base import Figure, FigureKind, finite, register, source
 from .strings import Strings

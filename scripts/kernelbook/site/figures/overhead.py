@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ...records import Capture
-from ..units import format_seconds
+from ...common.records import Capture
+from ..prose.units import format_seconds
 from .axes import decade_label
 from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings

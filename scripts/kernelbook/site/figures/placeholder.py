@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...records import Capture
+from ...common.records import Capture
 from .base import Figure, FigureKind, need
 from .strings import Strings
 from .svg import FONT, SMALL, Layout, document, el, text, wrap

@@ -7,7 +7,7 @@ intensity, the compute roof the fastest matmul's FLOP/s (``peak_flop_per_s``); t
 intensity and the FLOP/s it reached.
 
 Beside them, dashed, the FP32 roofs of the GPUs in :data:`VENDOR` from their vendor's
-specifications (``docs/gpu_specs.yml``, read by ``site/gpu_specs.py``), labelled as such:
+specifications (``docs/gpu_specs.yml``, read by ``site/figures/gpu_specs.py``), labelled as such:
 not measured, and part of the figure's data key, so a changed spec file redraws it.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ...records import Capture
-from .. import gpu_specs
-from ..units import format_bandwidth, format_number, format_si, format_specified_bandwidth
+from ...common.records import Capture
+from . import gpu_specs
+from ..prose.units import format_bandwidth, format_number, format_si, format_specified_bandwidth
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, register, source
 from .strings import Strings

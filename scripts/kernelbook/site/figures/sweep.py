@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...records import Capture
-from ..units import format_bandwidth, format_seconds, format_si
+from ...common.records import Capture
+from ..prose.units import format_bandwidth, format_seconds, format_si
 from .axes import LogAxes
 from .base import Figure, FigureKind, finite, register, rows_of, source
 from .strings import Strings

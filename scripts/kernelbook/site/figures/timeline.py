@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ...kernel_names import short_name
-from ...records import Capture
+from ...common.kernel_names import short_name
+from ...common.records import Capture
 from .axes import nice_step, tick_label
 from .base import Figure, FigureKind, finite, need, register
 from .strings import Strings

@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ...records import Capture
+from ...common.records import Capture
 from .base import Figure, FigureKind, register
 from .strings import Strings
 from .svg import SMALL, Layout, Panel, arrange, arrow, document, el, esc, num, text, title, width

@@ -1,0 +1,87 @@
+"""Where Markdown shows text as written: fenced code, indented code, inline code. Pure.
+
+Directives there are shown, never run; everything else that looks like a directive
+(``[[kb:``, any case, closed or not) must have been rendered. The rules follow what
+Python-Markdown and Jupyter do closely enough for a book's pages:
+
+* a fence (```` ``` ```` or ``~~~``, indented or not) up to its closing fence;
+* an indented block: lines indented four spaces after a blank line, unless they continue
+  a container (a list item, an admonition or tab, a block directive with a body), whose
+  own body is read again, dedented, by the same rules;
+* an inline code span: a run of backticks up to the next run of as many, within a paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import FENCE
+
+# What a reader must never see outside code: the start of a directive, in any case.
+LOOKS_LIKE = re.compile(r"\[\[\s*kb\s*:", re.IGNORECASE)
+_SPAN = re.compile(r"(?<![`\\])(?P<ticks>`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)(?P=ticks)(?!`)", re.DOTALL)
+_CONTAINER = re.compile(r"^(?:[-*+][ \t]|\d+[.)][ \t]|!!!|\?\?\?|===|\[\[kb:[a-z]|\[\^[^\]]+\]:)", re.IGNORECASE)
+
+Line = tuple[int, str]  # (offset in the page, text without its newline)
+
+
+def code_spans(markdown: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every stretch of ``markdown`` shown as code, in order."""
+    fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    lines, offset = [], 0
+    for text in markdown.split("\n"):
+        if not any(a <= offset < b for a, b in fences):
+            lines.append((offset, text))
+        offset += len(text) + 1
+    blocks = fences + _indented(lines)
+    spans = [(m.start(), m.end()) for m in _SPAN.finditer(markdown) if not inside(m.start(), blocks)]
+    return sorted(blocks + spans)
+
+
+def inside(offset: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= offset < b for a, b in spans)
+
+
+def outside_code(markdown: str, pattern: re.Pattern[str] = LOOKS_LIKE) -> list[re.Match[str]]:
+    """The matches of ``pattern`` that are not in code."""
+    code = code_spans(markdown)
+    return [m for m in pattern.finditer(markdown) if not inside(m.start(), code)]
+
+
+def _indented(lines: list[Line]) -> list[tuple[int, int]]:
+    """Indented code blocks among ``lines`` (fences removed), containers' bodies read again dedented."""
+    found: list[tuple[int, int]] = []
+    i, blank_before, container = 0, True, False
+    while i < len(lines):
+        offset, text = lines[i]
+        if not text.strip():
+            blank_before, i = True, i + 1
+            continue
+        if _indent(text) < 4:
+            container = bool(_CONTAINER.match(text.lstrip()))
+            blank_before, i = False, i + 1
+            continue
+        # an indented run: code after a blank line outside a container, else the container's body
+        run = []
+        while i < len(lines) and (not lines[i][1].strip() or _indent(lines[i][1]) >= 4):
+            run.append(lines[i])
+            i += 1
+        while run and not run[-1][1].strip():
+            run.pop()
+        if blank_before and not container:
+            found.append((run[0][0], run[-1][0] + len(run[-1][1])))
+        elif container:
+            found += _indented([(o + _cut(t), t[_cut(t):]) for o, t in run])
+        blank_before = True if i < len(lines) and not lines[i - 1][1].strip() else False
+    return found
+
+
+def _indent(text: str) -> int:
+    return len(text.expandtabs(4)) - len(text.expandtabs(4).lstrip(" "))
+
+
+def _cut(text: str) -> int:
+    """How many characters of a body line its container's indent takes (four spaces, or a tab)."""
+    if text.startswith("\t"):
+        return 1
+    return min(4, len(text) - len(text.lstrip(" ")))
