@@ -1,7 +1,7 @@
 """The kernelbook MkDocs plugin: thin glue from MkDocs' events to the book. Never executes a snippet.
 
 Registered through the ``mkdocs.plugins`` entry point ``kernelbook`` (pyproject.toml) and
-configured in mkdocs.yml under ``plugins: - kernelbook: {...}`` (:class:`KernelbookConfig`).
+configured in mkdocs.yml under ``plugins: - kernelbook: {...}`` (``config.KernelbookConfig``).
 Every problem (a missing or stale capture, a claim the captures contradict, twins that
 differ) is logged naming the page and the directive, and the build then fails.
 
@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from mkdocs.config import config_options as c, base
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
@@ -42,6 +41,7 @@ from .notebooks import (ahead as notebook_ahead, assets as notebook_assets, link
 from .caches import notebooks as notebook_cache, pages as page_cache, search as search_cache
 from .pages import markdown as page_markdown, twins
 from .book import Entry, load_book
+from .config import KernelbookConfig
 from .directives import Context
 from .pages.figure_tabs import page_figure
 from .glossary.terms import titles_once
@@ -55,20 +55,6 @@ log = logging.getLogger("mkdocs.plugins.kernelbook")
 
 class BadInput(PluginError):
     """A file the book cannot use (a snippet's name, bytes that are not UTF-8): `kernelbook build` exits 2."""
-
-
-class KernelbookConfig(base.Config):
-    """The plugin's options; guide/architecture.md, "The MkDocs plugin", lists them in a table."""
-
-    repository = c.Type(str, default="")  # GitHub "owner/name": the notebooks' Colab links
-    branch = c.Type(str, default="main")  # the branch those links open
-    snippets_dir = c.Type(str, default="snippets")  # <chapter>/<name>.py and <chapter>/captures/, beside mkdocs.yml
-    read_only = c.Type(bool, default=False)  # write nothing into docs/: a stale notebook fails the build instead
-    notebooks = c.Type(bool, default=True)  # write docs/<lang>/<chapter>/notebook.ipynb for chapters that run snippets
-    cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
-    glossary = c.Type(str, default="")  # the glossary's data file, relative to docs/ (never copied into the site); "": none
-    glossary_page = c.Type(str, default="glossary.md")  # the glossary's page in each language's folder ([[kb:glossary]])
-    reference_gpu = c.Type(str, default="")  # GPU key --strict demands, shown first (gpus.reference_gpu reads it as text)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from .prose.labels import LANGUAGES
 
 
 class Options(Protocol):
-    """The kernelbook plugin's options as read here (``plugin.KernelbookConfig``, which imports this module)."""
+    """The kernelbook plugin's options as read here (``config.KernelbookConfig``; ``plugin`` imports this module)."""
 
     repository: str
     branch: str
