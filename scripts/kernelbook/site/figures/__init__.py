@@ -26,10 +26,24 @@ A figure only one kind of device can measure is registered with ``device="cuda"`
 ``subject``): while the page shows another device's capture, ``placeholder`` draws a box
 saying a GPU capture is needed instead of drawing the CPU's numbers.
 
-Adding a figure is one new module beside these, imported below.
+Adding a figure is one new module beside these, imported below. ``gpu_specs`` reads the
+vendor specifications the roofline draws (``docs/gpu_specs.yml``, the one module here that
+needs yaml).
+
+May import: ``prose.units`` (how numbers are written), ``common``. Never imports torch, the
+capture half, mkdocs or a rendering package but yaml, nor the rest of the site.
 """
 
 from __future__ import annotations
+
+# The import rules, as tests/test_layout.py reads them: of kernelbook's own modules a module here
+# imports only those under MAY_IMPORT (and the package `kernelbook` itself); NEVER_IMPORTS it never does.
+MAY_IMPORT = ("kernelbook.site.figures", "kernelbook.site.prose.units", "kernelbook.common")
+NEVER_IMPORTS = ("torch", "triton", "kernelbook.capture", "mkdocs", "material", "nbformat", "nbconvert", "jinja2",
+                 "markdown", "pymdownx", "mkdocs_jupyter", "mkdocs_static_i18n", "jupytext", "bs4", "mike",
+                 "kernelbook.site.plugin", "kernelbook.site.config", "kernelbook.site.commands",
+                 "kernelbook.site.build_report", "kernelbook.site.minify", "kernelbook.site.search_index",
+                 "kernelbook.site.plain_tree")
 
 import dataclasses
 import hashlib
