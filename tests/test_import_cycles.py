@@ -1,4 +1,4 @@
-"""No two kernelbook modules import each other, directly or round a longer loop.
+"""No two kernelbook modules import each other, directly or round a longer loop; no room reaches up to the glue.
 
 Read statically from the source with ``ast``: every ``import`` and ``from ... import`` of a
 kernelbook module counts, those under ``if TYPE_CHECKING:`` and inside functions too (a
@@ -21,7 +21,12 @@ def module_name(path: Path) -> str:
 
 
 def imports(path: Path, modules: set[str]) -> set[str]:
-    """The kernelbook modules ``path`` imports (``from . import x`` names module x where x is one)."""
+    """The kernelbook modules ``path`` imports (``from . import x`` names module x where x is one).
+
+    ``from . import x`` with x a module of the package counts as importing x alone, as ``from .x
+    import y`` does: either runs the package's ``__init__`` first, and neither needs a name of it
+    (``figures/roofline.py`` imports its sibling ``gpu_specs`` while ``figures/__init__`` imports it).
+    """
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
@@ -35,8 +40,9 @@ def imports(path: Path, modules: set[str]) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            found.add(target)
             found |= {f"{target}.{alias.name}" for alias in node.names}
+            if any(f"{target}.{alias.name}" not in modules for alias in node.names):
+                found.add(target)  # a name defined in target itself; `from . import sibling` needs only the sibling
     return {m for m in found if m in modules and m != name}
 
 
@@ -83,6 +89,24 @@ def test_the_graph_is_read():
     assert "kernelbook.common.records" in edges["kernelbook.common.changes"]
     assert "kernelbook.site.settings" in edges["kernelbook.site.plugin"]
     assert "kernelbook.site.glossary.build" in edges["kernelbook.site.plugin"]  # from . import glossary_site, ...
+
+
+def test_a_sibling_module_is_not_its_package():
+    edges = graph()
+    assert "kernelbook.site.figures.gpu_specs" in edges["kernelbook.site.figures.roofline"]
+    assert "kernelbook.site.figures" not in edges["kernelbook.site.figures.roofline"]  # from . import gpu_specs
+    assert "kernelbook.site.figures" in edges["kernelbook.site.caches.figures"]  # from .. import figures: the package
+
+
+def test_no_room_of_the_site_imports_the_glue():
+    """The plugin, its options, the commands and the other glue sit on top: no room below reaches up to them."""
+    edges = graph()
+    glue = {"kernelbook.site." + m for m in ("plugin", "config", "commands", "build_report", "minify", "search_index",
+                                             "plain_tree")}
+    rooms = {m for m in edges if m.count(".") >= 3 and m.startswith("kernelbook.site.")}
+    assert rooms and glue <= set(edges)
+    reaching = sorted(f"{m} -> {g}" for m in rooms for g in edges[m] & glue)
+    assert reaching == []
 
 
 def test_the_finder_finds_a_cycle():

@@ -1,8 +1,10 @@
-"""The package's shape: two halves that never import each other, read from the source.
+"""The package's shape: rooms that import only what their rules allow, read from the source.
 
 ``kernelbook/capture/`` executes (standard library and torch only, on a bare GPU image);
 ``kernelbook/site/`` renders (mkdocs, never torch, never the capture half); what both use
-sits at the package's top and imports neither torch nor mkdocs.
+sits in ``common/`` and ``safety/`` and imports neither torch nor mkdocs. Each package's
+``__init__`` states its room and its rules (``MAY_IMPORT``, ``NEVER_IMPORTS``): these tests read
+those tables and hold every module to its package's, so the layout cannot silently decay.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def modules(folder: Path) -> list[Path]:
 
 def test_the_two_halves_are_packages():
     assert (PACKAGE / "review" / "__init__.py").is_file()  # and kernelbook diff, which reads both halves' data
+    assert (PACKAGE / "common" / "__init__.py").is_file() and (PACKAGE / "safety" / "__init__.py").is_file()
 
     assert (PACKAGE / "capture" / "__init__.py").is_file() and (PACKAGE / "site" / "__init__.py").is_file()
     assert (PACKAGE / "site" / "figures" / "__init__.py").is_file() and (PACKAGE / "site" / "directives" / "__init__.py").is_file()
@@ -82,10 +85,8 @@ def test_capture_never_imports_mkdocs_or_the_site_half(path):
     assert offending(path, RENDERING | {"kernelbook.site"}) == []
 
 
-SHARED = ["__init__.py", "__main__.py", "records.py", "snippets.py", "freshness.py", "errors.py", "kernel_names.py",
-          "changes.py", "validation.py", "files.py"]
 # What review/ may read of the site half: the claims and how numbers are written, which import no mkdocs.
-PURE_SITE = {"kernelbook.site", "kernelbook.site.prose.claims", "kernelbook.site.prose.units"}
+PURE_SITE = {"kernelbook.site", "kernelbook.site.prose", "kernelbook.site.prose.claims", "kernelbook.site.prose.units"}
 
 
 @pytest.mark.parametrize("path", modules(PACKAGE / "review"), ids=lambda p: module_name(p))
@@ -96,7 +97,7 @@ def test_review_imports_neither_torch_nor_mkdocs_nor_the_capture_half(path):
     assert site <= PURE_SITE | {f"{m}.{name}" for m in PURE_SITE for name in ("claims", "units", "by_key", "format_seconds")}, site
 
 
-@pytest.mark.parametrize("name", ["claims.py", "units.py", "__init__.py"])
+@pytest.mark.parametrize("name", ["prose/claims.py", "prose/units.py", "prose/__init__.py", "__init__.py"])
 def test_what_review_reads_of_the_site_is_pure(name):
     found = imports(PACKAGE / "site" / name)
     assert offending(PACKAGE / "site" / name, RENDERING | {"torch", "kernelbook.capture"}) == []
@@ -104,9 +105,90 @@ def test_what_review_reads_of_the_site_is_pure(name):
             "kernelbook.site.prose.units.format_ratio", "kernelbook.site.prose.units.format_seconds"}, found
 
 
-@pytest.mark.parametrize("name", SHARED)
-def test_shared_modules_import_neither_half_nor_torch_nor_mkdocs(name):
-    assert offending(PACKAGE / name, RENDERING | {"torch", "kernelbook.site", "kernelbook.capture"}) == []
+SHARED = [*modules(PACKAGE / "common"), *modules(PACKAGE / "safety"), PACKAGE / "__init__.py", PACKAGE / "__main__.py"]
+
+
+@pytest.mark.parametrize("path", SHARED, ids=lambda p: module_name(p))
+def test_shared_modules_import_neither_half_nor_torch_nor_mkdocs(path):
+    assert offending(path, RENDERING | {"torch", "kernelbook.site", "kernelbook.capture"}) == []
+
+
+# ---- each package's room and rules, as its __init__ states them
+
+def packages() -> list[Path]:
+    return sorted(p.parent for p in PACKAGE.rglob("__init__.py") if "__pycache__" not in p.parts)
+
+
+def rules(package: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``MAY_IMPORT`` and ``NEVER_IMPORTS`` of ``package``'s __init__, read without importing it."""
+    found = {}
+    for node in ast.parse((package / "__init__.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("MAY_IMPORT", "NEVER_IMPORTS"):
+                found[node.targets[0].id] = ast.literal_eval(node.value)
+    return found.get("MAY_IMPORT"), found.get("NEVER_IMPORTS")
+
+
+def governing(path: Path) -> Path:
+    """The package whose rules hold for the module at ``path``: the one that holds it."""
+    return path.parent
+
+
+def kernelbook_modules() -> set[str]:
+    return {module_name(p) for p in modules(PACKAGE)}
+
+
+@pytest.mark.parametrize("package", packages(), ids=lambda p: module_name(p / "__init__.py"))
+def test_every_package_states_its_room_and_its_import_rules(package):
+    init = package / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    assert doc and "import" in doc.lower(), f"{init.relative_to(SCRIPTS)}: its docstring says what it holds and what it may import"
+    may, never = rules(package)
+    assert isinstance(may, tuple) and may and all(isinstance(m, str) for m in may), f"{init}: MAY_IMPORT, a tuple of module names"
+    assert isinstance(never, tuple) and all(isinstance(m, str) for m in never), f"{init}: NEVER_IMPORTS, a tuple of module names"
+    known = kernelbook_modules()
+    for name in may + tuple(n for n in never if n.startswith("kernelbook")):
+        assert name in known, f"{init.relative_to(SCRIPTS)} names {name}, which is no module: update its rules"
+
+
+def allowed(name: str, may: tuple[str, ...]) -> bool:
+    """``name`` lies under one of ``may``, or is a package above one (importing it runs only its __init__)."""
+    return name == "kernelbook" or any(name == m or name.startswith(m + ".") or m.startswith(name + ".") for m in may)
+
+
+@pytest.mark.parametrize("path", modules(PACKAGE), ids=lambda p: module_name(p))
+def test_each_module_keeps_its_packages_import_rules(path):
+    package = governing(path)
+    may, never = rules(package)
+    found = imports(path)
+    where = f"{path.relative_to(SCRIPTS)} (rules: {(package / '__init__.py').relative_to(SCRIPTS)})"
+    assert offending(path, set(never)) == [], f"{where} imports what its package never does"
+    known = kernelbook_modules()
+    strays = sorted(m for m in found if m in known and not allowed(m, may))
+    assert strays == [], f"{where} imports modules outside MAY_IMPORT"
+
+
+def test_the_rules_check_sees_a_stray_import():
+    """The checker itself: a module of site/prose importing the plugin or a room above it breaks prose's rules."""
+    may, never = rules(PACKAGE / "site" / "prose")
+    found = imports_in("from .. import plugin\nfrom . import claims\nfrom ..pages import twins\n", "kernelbook.site.prose")
+    assert banned_in(found, set(never)) == ["kernelbook.site.pages", "kernelbook.site.pages.twins", "kernelbook.site.plugin"]
+    assert [m for m in sorted(found) if m in kernelbook_modules() and not allowed(m, may)] == [
+        "kernelbook.site.pages", "kernelbook.site.pages.twins", "kernelbook.site.plugin"]
+    assert not allowed("kernelbook.capture.runner", rules(PACKAGE / "common")[0])
+    assert allowed("kernelbook.site", rules(PACKAGE / "review")[0])  # the way to site.prose.claims
+
+
+# A package of one kind (one module per figure, per directive) may be as large as its kind.
+OF_ONE_KIND = {PACKAGE / "site" / "figures", PACKAGE / "site" / "directives"}
+
+
+@pytest.mark.parametrize("package", packages(), ids=lambda p: module_name(p / "__init__.py"))
+def test_a_folder_holds_few_enough_modules_to_read_by_name(package):
+    count = len(list(package.glob("*.py")))
+    limit = 12 if package in (PACKAGE, PACKAGE / "site") else 16
+    if package not in OF_ONE_KIND:
+        assert count <= limit, f"{package.relative_to(SCRIPTS)} holds {count} modules: more than {limit}; group them in rooms"
 
 
 def test_cli_imports_a_half_only_inside_the_command_that_needs_it():
@@ -118,7 +200,7 @@ def test_the_boundary_check_sees_relative_imports():
     found = imports_in("from ..capture import runner\nfrom . import claims\nimport torch.profiler\n", "kernelbook.site")
     assert banned_in(found, {"kernelbook.capture"}) == ["kernelbook.capture", "kernelbook.capture.runner"]
     assert banned_in(found, {"torch"}) == ["torch.profiler"]
-    assert "kernelbook.site.prose.claims" in found
+    assert "kernelbook.site.claims" in found
     assert banned_in(imports_in("from ...capture.kernels import extract\n", "kernelbook.site.figures"), {"kernelbook.capture"})
 
 
