@@ -23,22 +23,12 @@ from pathlib import Path
 import pytest
 from conftest import write
 from test_gpus import A100, T4, contributed, gpu_capture, kb, rewrite, tree
+from test_hardening3 import one_line  # the same contract: exit 2, one line
 
 from kernelbook import CAPTURE_FORMAT
 from kernelbook.capture.archive import MANIFEST
 
 A_T4 = "snippets/ch01/captures/a.cuda-t4.json"
-
-
-def one_line(done: subprocess.CompletedProcess, *words: str, code: int = 2) -> str:
-    """The command failed with ``code``, saying one line holding every word; no traceback."""
-    assert done.returncode == code, (done.returncode, done.stdout[-2000:], done.stderr[-3000:])
-    assert "Traceback" not in done.stderr + done.stdout
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("kernelbook: "), done.stderr[-3000:]
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    return lines[0]
 
 
 def edit(path: Path, change) -> Path:
