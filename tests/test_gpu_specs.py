@@ -167,7 +167,7 @@ def test_the_roofline_draws_the_specified_roofs_dashed_and_says_they_are_not_mea
                 assert f"ridge {specs.get(gpu_id).ridge('fp32'):.3g}" in name or f"リッジ {specs.get(gpu_id).ridge('fp32'):.3g}" in name
         assert "stroke-dasharray" in root.find(SVG + "style").text
     assert fig.data["vendor_ridges"] == {"H200": specs.get("h200").ridge("fp32"), "H100": specs.get("h100").ridge("fp32")}
-    assert {"en": "not measured", "ja": "実測ではない"}[lang] in fig.caption
+    assert {"en": "not measured", "ja": "実測ではなく"}[lang] in fig.caption
 
 
 def test_a_changed_spec_redraws_the_roofline(tmp_path, monkeypatch):

@@ -8,6 +8,7 @@ snippets take a moment each (no torch.compile).
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import importlib.resources
 import json
 import os
@@ -32,6 +33,11 @@ SITE_GPU = WORKFLOWS / "site-gpu.yml"
 # Any attempt to reach the network fails fast instead of succeeding by luck.
 OFFLINE = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "",
            "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9", "no_proxy": ""}
+
+
+def _just_now() -> str:
+    """A captured_at later than any committed capture's, and not in the future (merge refuses one that is)."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def offline_env() -> dict[str, str]:
@@ -578,7 +584,7 @@ def test_merge_refuses_a_stale_capture_over_a_fresh_one(shards, tmp_path, change
 def test_merge_takes_a_newer_capture_and_repairs_an_unreadable_one(shards, tmp_path):
     target = _fresh_copy(shards, tmp_path / "target")
     assert run_cli("merge", str(shards["s1"]), root=target).returncode == 0
-    newer = _edited_artifact(shards, tmp_path / "newer", lambda raw: raw["environment"].update(captured_at="2099-01-01T00:00:00Z"))
+    newer = _edited_artifact(shards, tmp_path / "newer", lambda raw: raw["environment"].update(captured_at=_just_now()))
     done = run_cli("merge", str(newer), root=target)
     assert done.returncode == 0 and "merged 1 capture(s)" in done.stdout, done.stdout + done.stderr
     tree = target / "snippets/ch02/captures/traced.cpu.json"
@@ -608,7 +614,7 @@ def test_merge_records_the_capture_it_replaces_as_previous(shards, tmp_path):
     first = load(tree)
     assert first.previous is None  # nothing was there: a first capture records nothing
     newer = _edited_artifact(shards, tmp_path / "newer", lambda raw: raw["environment"].update(
-        captured_at="2099-01-01T00:00:00Z", torch="9.9.9+cpu", device_name="Another CPU"))
+        captured_at=_just_now(), torch="9.9.9+cpu", device_name="Another CPU"))
     done = run_cli("merge", str(newer), root=target)
     assert done.returncode == 0 and "merged 1 capture(s)" in done.stdout, done.stdout + done.stderr
     merged = load(tree)

@@ -20,7 +20,8 @@ EAGER = ROOT / "snippets/ch01/captures/eager_profile.cpu.json"
 
 
 def ctx(lang: str = "en", book=None) -> Context:
-    return Context(lang=lang, page="en/test.md", book=book if book is not None else BOOK)
+    return Context(lang=lang, page="en/test.md", book=book if book is not None else BOOK,
+                   recorded_dir=str(ROOT / "snippets" / "recorded"))  # the traces recorded elsewhere, as a build reads them
 
 
 def with_kernels(capture, names: list[str], device: str = "cpu"):

@@ -421,9 +421,10 @@ def test_the_build_lists_what_no_fresh_capture_checks(built_site):
     ja = (built_site / "instructors/index.html").read_text()
     rows = re.findall(r'<tr data-checked="(\w+)"[^>]*>.*?<code>(.*?)</code>', en)
     scoped = [text for _, text in rows]
-    assert len([t for t in scoped if "ch01/" in t]) == len(scoped_claims("ch01")) and all("@cuda" in t or "@cpu" in t for t in scoped)
+    assert len([t for t in scoped if "ch01/" in t]) == len(scoped_claims("ch01")) and all(re.search(r" @(cuda|cpu|sm\d+|reference)\b", t) for t in scoped)
     assert {checked for checked, text in rows if "@cuda" in text} == {"false"}  # no CUDA capture in the checkout
-    assert "unchecked: no fresh CUDA capture" in en and "未確認: CUDA の新しいキャプチャがない" in ja
+    assert "predicted: not yet measured (no fresh CUDA capture)" in en and "予想のみ: CUDA の新しいキャプチャがなく未計測" in ja
+    assert "<td>&lt; 1×</td>" in en and "<td>< " not in en  # a prediction's comparison, escaped as HTML
     chapter = (built_site / "en/ch01/index.html").read_text()
     inline = scoped_claims("ch01", kinds="ratio|value", device="cuda")  # shown in a sentence, not a quiz
     compared = [c for c in inline if re.search(r"(==|!=|>=|<=|>|<|~) *\S+\]\]$", c)]  # shown as its prediction (predictions.py)

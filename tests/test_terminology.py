@@ -233,7 +233,7 @@ def test_a_planted_variant_in_the_glossary_and_the_plugin_fails(tmp_path):
             en:
               term: デフォルト in English is not checked
     """)
-    write(tmp_path / "scripts" / "kernelbook" / "site" / "labels.py", '''
+    write(tmp_path / "scripts" / "kernelbook" / "site" / "prose" / "labels.py", '''
         """docstring: 演算律速 (an example in a docstring is not a string on a page)"""
         LABELS = {"session": {"ja": "profiler セッション {i}", "en": "profiler session {i}"}}
     ''')

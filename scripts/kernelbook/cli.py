@@ -115,7 +115,9 @@ def cmd_kernels(args: argparse.Namespace) -> int:
     path = Path(args.file)
     kernels, launches, kind = read_kernels(path)
     if args.record:  # a trace recorded elsewhere, for [[kb:recorded]]
-        return print(__import__("kernelbook.common.recorded").recorded.write(path, Path(args.record), kind, launches, kernels)) or 0
+        from .common import recorded
+
+        return print(recorded.write(path, Path(args.record), kind, launches, kernels)) or 0
     if args.json:
         print(json_visible(json.dumps({"file": str(path), "device_kind": kind, "launches": launches,
                           "kernels": [{"name": k.name, "short_name": short_name(k.name), "count": k.count, "time_us": k.time_us} for k in kernels]},
@@ -243,25 +245,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_edition(args: argparse.Namespace) -> int:
-    """Editions on the gh-pages branch, through mike: publish one, list them, delete one."""
-    from .common.freshness import check_inputs
+    """Editions on the gh-pages branch, through mike: cut, publish, list or delete (``publishing.command``)."""
     from .site.editions import publishing
 
-    root = project_root()
-    where = {"remote": args.remote, "branch": args.branch}
-    if args.action == "list":
-        print(publishing.listing(root, args.branch, args.remote), end="")
-        return 0
-    if not args.name:
-        raise KernelbookError(f"kernelbook edition {args.action}: name the edition (YYYY.MM, e.g. 2026.12, or latest)")
-    if args.action == "cut":
-        print(publishing.cut(root, args.name))
-        return 0
-    if args.action == "delete":
-        print(publishing.delete(root, args.name, push=args.push, **where))
-        return 0
-    check_inputs(root)  # a stale or broken capture: one line now, not a failed build inside mike
-    print(publishing.publish(root, args.name, push=args.push, **where))
+    print(publishing.command(project_root(), args.action, args.name, push=args.push, remote=args.remote, branch=args.branch),
+          end="")
     return 0
 
 

@@ -15,17 +15,12 @@ from dataclasses import dataclass
 
 from ...common import gpus
 from ..prose import claims, objectives, predictions
-from ..prose.escape import inert
+from ..prose.escape import html_text as _safe, inert
 from ..prose.labels import label
 from ..prose.text import PageText, headings, strip_code, title
 from .context import Context
 from .registry import REGISTRY, Directive, block
 from .predict import claim_of
-
-
-def _safe(text: str) -> str:
-    """Escaped, and never read again as a directive on this page."""
-    return html.escape(text).replace("[", "&#91;")
 
 
 def objectives_index(d: Directive, ctx: Context) -> str:
@@ -109,7 +104,7 @@ def device_checks(d: Directive, ctx: Context) -> str:
             url = item.page.url + (f"#{item.anchor}" if item.anchor else "")
             where = f'<a href="{html.escape(url)}">{_safe(title(item.page.text) or item.page.rel)}: {_safe(item.section)}</a>'
             said = predictions.words(item.claim, ctx.lang)
-            prediction = said.replace("[", "&#91;") if said is not None else label("dc_no_prediction", ctx.lang)
+            prediction = said.replace("[", "&#91;") if said is not None else label("dc_no_prediction", ctx.lang)  # inline HTML
             claimed, checked = claimed + 1, checked + bool(captures)  # the summary counts claims; the rows, claim × GPU
             for capture in captures or [None]:
                 if capture is not None:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...common.freshness import check_inputs
 from ...safety import locks
 from ...safety.errors import KernelbookError, printable
 from ...safety.files import InputError, read_bounded
@@ -355,3 +356,17 @@ def listing(root: Path, branch: str = BRANCH, remote: str = "origin") -> str:
     if not versions:
         return f"no edition is published on {branch} yet\n"
     return "".join(printable(f"{v.version}{' (' + ', '.join(v.aliases) + ')' if v.aliases else ''}") + "\n" for v in versions)
+
+
+def command(root: Path, action: str, name: str | None, *, push: bool, remote: str, branch: str) -> str:
+    """``kernelbook edition ACTION [NAME]``: what it did, as the lines to print."""
+    if action == "list":
+        return listing(root, branch, remote)
+    if not name:
+        raise KernelbookError(f"kernelbook edition {action}: name the edition (YYYY.MM, e.g. 2026.12, or latest)")
+    if action == "cut":
+        return cut(root, name) + "\n"
+    if action == "delete":
+        return delete(root, name, push=push, remote=remote, branch=branch) + "\n"
+    check_inputs(root)  # a stale or broken capture: one line now, not a failed build inside mike
+    return publish(root, name, push=push, remote=remote, branch=branch) + "\n"

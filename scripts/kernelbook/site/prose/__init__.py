@@ -10,14 +10,16 @@
   captures made inert.
 * ``objectives``, ``sections``, ``previous``: parts of a page (a chapter's learning objectives,
   the instructors' index, how an example's capture changed from the one it replaced).
+* ``predictions``: a device-scoped claim's prediction in words until its capture exists;
+  ``japanese``: Japanese spacing around inserted values.
 
-May import: ``common`` only (its own modules aside). Never imports torch, the capture half, nor
+May import: ``common`` and ``safety`` (control characters made visible) only, its own modules aside. Never imports torch, the capture half, nor
 any other room of the site: the rooms import it, never the reverse.
 """
 
 # The import rules, as tests/test_layout.py reads them: of kernelbook's own modules a module here
 # imports only those under MAY_IMPORT (and the package `kernelbook` itself); NEVER_IMPORTS it never does.
-MAY_IMPORT = ("kernelbook.site.prose", "kernelbook.common")
+MAY_IMPORT = ("kernelbook.site.prose", "kernelbook.common", "kernelbook.safety")
 NEVER_IMPORTS = ("torch", "triton", "kernelbook.capture", "kernelbook.site.pages", "kernelbook.site.directives",
                  "kernelbook.site.figures", "kernelbook.site.notebooks", "kernelbook.site.glossary",
                  "kernelbook.site.caches", "kernelbook.site.editions", "kernelbook.site.settings",

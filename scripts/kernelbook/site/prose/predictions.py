@@ -35,7 +35,7 @@ def kit_links(repository: str, branch: str, lang: str) -> tuple[str, str]:
 
 
 # the comparison before (en) or after (ja) the number: "≥ 1.4×" / "1.4 倍以上"
-_EN = {">=": "≥ {x}", "<=": "≤ {x}", ">": "> {x}", "<": "< {x}", "==": "{x}", "!=": "≠ {x}"}
+_EN = {">=": "≥ {x}", "<=": "≤ {x}", ">": "&gt; {x}", "<": "&lt; {x}", "==": "{x}", "!=": "≠ {x}"}  # inline HTML
 _JA = {">=": "{x}{sp}以上", "<=": "{x}{sp}以下", ">": "{x}{sp}超", "<": "{x}{sp}未満", "==": "{x}", "!=": "{x}{sp}以外"}
 
 NOTE = {"en": "predicted; not yet measured on a GPU", "ja": "予想、GPU では未計測"}
