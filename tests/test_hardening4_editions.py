@@ -21,11 +21,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, make_project, run_cli, write
+from test_editions import GIT_ENV  # a git that reads no user's config, offline
 from kernelbook.safety.errors import KernelbookError
 from kernelbook.site.editions import publishing
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 
 
 @pytest.fixture(autouse=True)

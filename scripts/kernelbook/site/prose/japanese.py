@@ -3,8 +3,9 @@
 A claim written ``…は [[kb:ratio …]] にとどまりました`` has a half-width space on each side,
 as the author typed it beside a directive. Once the value is inserted the space is right
 beside a digit or Latin text (「は 2.1 µs で」), but wrong between two Japanese characters
-(「の 約 0.08 倍 にとどまりました」): Japanese puts no space there. :func:`join` drops exactly those spaces, between an inserted value and its
-neighbour when both characters that meet are Japanese. English pages are left as written.
+(「の 約 0.08 倍 にとどまりました」): Japanese puts no space there. :func:`join` drops exactly
+those spaces, between an inserted value and its neighbour when both characters that meet are
+Japanese. English pages are left as written.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def japanese(ch: str) -> bool:
     return bool(ch) and bool(_JAPANESE.fullmatch(ch))
 
 
-def visible(fragment: str) -> str:
+def _seen(fragment: str) -> str:
     """The text a reader sees of an HTML fragment: tags dropped, entities read."""
     return html.unescape(_TAG.sub("", fragment)).strip()
 
@@ -33,7 +34,7 @@ def join(page: str, inserted: list[str], marker: re.Pattern[str]) -> str:
     that side is Japanese too."""
     out, at = [], 0
     for m in marker.finditer(page):
-        text = visible(inserted[int(m.group(1))])
+        text = _seen(inserted[int(m.group(1))])
         start = m.start()
         if text and japanese(text[0]) and page[start - 1:start] == " " and japanese(page[start - 2:start - 1]):
             start -= 1  # "は ⟨予想…⟩" -> "は⟨予想…⟩"
