@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import json
 import os
 import re
 import subprocess
@@ -31,7 +30,7 @@ from pathlib import Path
 from ...common.freshness import check_inputs
 from ...safety import locks
 from ...safety.errors import KernelbookError, printable
-from ...safety.files import InputError, read_bounded
+from ...safety.files import InputError, parse_json, read_bounded
 from .history import LATEST, TAG_PREFIX, edition_name
 
 CONFIG = "mkdocs.editions.yml"
@@ -146,8 +145,8 @@ def parse_versions(text: str, where: str) -> list[Published]:
                                f"repair the branch (`git log {where.split(':')[0]} -- versions.json`) before publishing")
 
     try:
-        raw = json.loads(text or "[]")
-    except (json.JSONDecodeError, RecursionError):
+        raw = parse_json((text or "[]").encode("utf-8"), where)  # the one strict JSON reader: no NaN, no deep nesting
+    except InputError:
         raise bad("not valid JSON") from None
     if not isinstance(raw, list) or len(raw) > MAX_EDITIONS:
         raise bad(f"not a list of at most {MAX_EDITIONS} editions")
