@@ -88,9 +88,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     depth = 0  # builds under way: mkdocs-static-i18n builds each other language inside the first's on_post_build
 
     held: int | None = None  # the book's lock, shared, while a build runs (locks.py): no capture writes meanwhile
-    # Every language's problems, kept until the outermost build ends: one build reports them all
-    # (a claim a GPU run contradicts in both languages, on several pages), never one language per run.
-    pending: list[str] = []
+    pending: list[str] = []  # every language's problems, until the outermost build ends: one build reports all
     # Under `mkdocs serve`, the notebooks the last good build changed, written into docs/ when it stops:
     # written after each rebuild, they would be a change in docs/ that makes the server build and
     # reload the browser a second time.
@@ -102,7 +100,6 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         """Defined so that ``mkdocs serve`` keeps this instance; each build still starts afresh."""
         self.run = None
         self.depth = 0
-        self.pending = []
         self.serving = command == "serve"
         self.unwritten = {}
         self.ahead = None
@@ -116,8 +113,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         except ValueError as exc:
             raise PluginError(f"kernelbook: {exc}") from None
         self.run = BuildRun(settings, edition=edition)
-        if self.depth == 1:
-            self.pending = []
+        self.pending = [] if self.depth == 1 else self.pending  # the first build of a run starts the list
         if self.held is None:  # the first build of a run (i18n builds the other languages inside it)
             self.held = locks.acquire(settings.root, False, "mkdocs build", lambda holder: log.info(
                 "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, settings.root))
@@ -279,22 +275,17 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         return output
 
     def _check_build(self, config):
-        """This language's build: what it did, logged; its problems kept for ``_fail_build``."""
         run = self.run
         log.info("kernelbook: %s", build_report.summary(run.counts))
         if run.unchecked:
             log.info("kernelbook: %s", build_report.unchecked(run.unchecked))
-        self._keep_problems()
+        self.pending += [p for p in run.problems if p not in self.pending]  # this language's, kept for _fail_build
 
-    @event_priority(-900)  # after mkdocs-static-i18n (-100) has built the other languages, before anything is written
+    @event_priority(-900)  # after mkdocs-static-i18n (-100) built the other languages: they are all reported, once
     def _fail_build(self, config):
-        """The outermost build fails on every problem of every language, each already logged where found."""
-        self._keep_problems()
+        self.pending += [p for p in self.run.problems if p not in self.pending]
         if self.depth == 1 and self.pending:
             raise PluginError(f"kernelbook: {len(self.pending)} problem(s) in the book, listed above; the first: {self.pending[0]}")
-
-    def _keep_problems(self) -> None:
-        self.pending += [problem for problem in self.run.problems if problem not in self.pending]
 
     @event_priority(-110)  # after mkdocs-static-i18n (-100) has written every language into one index
     def _split_search(self, config):
