@@ -21,7 +21,7 @@ usage() { sed -n '4p' "$0" | sed 's/^# *//' >&2; exit 2; }
 
 OUT=""
 DEVICE=cuda
-JOBS=4
+JOBS=6
 PER_SNIPPET=240
 BUDGET=480
 FORCE=()
