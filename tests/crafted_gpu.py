@@ -22,14 +22,15 @@ H200_IMAGE = {"device_name": "NVIDIA H200", "compute_capability": "9.0", "torch"
 ADD_KERNEL = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"
 
 
-def recorded_under(root: Path, sid: str, image: dict = H200_IMAGE, launches: int = 1) -> Path:
+def recorded_under(root: Path, sid: str, image: dict = H200_IMAGE, launches: int = 1, together: int = 1) -> Path:
     """A CUDA capture of ``sid`` in the layout and the environment ``kernelbook capture`` writes on ``image``:
-    one profiling session of ``launches`` launches of one add kernel. Validated as any capture is read."""
+    one profiling session of ``launches`` launches of one add kernel, run ``together`` snippets at a time
+    (``capture --jobs``). Validated as any capture is read."""
     chapter, name = sid.split("/")
     environment = {"device_kind": "cuda", "device_name": image["device_name"], "torch": image["torch"], "python": image["python"],
                    "platform": "Linux-6.8.0-x86_64-with-glibc2.39", "captured_at": "2026-12-05T01:02:03Z",
                    "compute_capability": image["compute_capability"], "driver": image["driver"], "cuda": image["cuda"],
-                   "triton": image["triton"], "git_commit": None, "settings": {"snippets_at_a_time": 1}}
+                   "triton": image["triton"], "git_commit": None, "settings": {"snippets_at_a_time": together}}
     raw = {"schema": SCHEMA, "snippet": sid, "device": "cuda",
            "freshness": {"source_hash": source_hash(root / "snippets" / chapter / f"{name}.py"), "format": CAPTURE_FORMAT,
                          "torch": image["torch"]},

@@ -7,7 +7,7 @@
   the archive and the log land in OUTDIR, the last line counts what is fresh.
 * What the session brings back: a CUDA capture recorded under torch 2.11 / CUDA 13.0 is read by
   this machine's build (another torch, no GPU) as fresh, and its pages label it with its own
-  versions; every @cuda claim it contradicts, on every page, is reported by one build.
+  versions (and say when it ran beside other snippets); every @cuda claim it contradicts, on every page, is reported by one build.
 
 The CUDA captures are crafted (tests/crafted_gpu.py), in temporary trees; none is committed.
 """
@@ -126,7 +126,7 @@ def h200_book(root: Path, claims: dict[str, str]) -> Path:
     write(root / "mkdocs.yml", BOOK)
     for chapter, sid in (("ch01", "ch01/a"), ("ch02", "ch02/b")):
         write(root / "snippets" / f"{sid}.py", "print('on the GPU')\n")
-        recorded_under(root, sid)
+        recorded_under(root, sid, together=6 if chapter == "ch02" else 1)  # ch02/b ran beside 5 others
         for lang in ("ja", "en"):
             write(root / "docs" / lang / chapter / "index.md",
                   f"# {chapter} {{ #{chapter} }}\n\n## Add {{ #add-{chapter} }}\n\n{claims.get(chapter, '')}\n\n[[kb:run {sid}]]\n")
@@ -150,6 +150,9 @@ def test_a_cuda_capture_from_torch_2_11_is_fresh_here_and_labelled_with_its_own_
         assert "NVIDIA H200" in line and "sm 9.0" in line and f"torch {H200_IMAGE['torch']}" in line and "CUDA 13.0" in line, line
         assert f"torch {here}" not in page and "kb-needs-capture" not in page
         assert re.search(r'<span class="kb-value" title="cuda">1</span>', page), page[:2000]
+        assert "at a time" not in line and "同時に実行" not in line
+    side = {lang: (tmp_path / "site" / prefix / "ch02" / "index.html").read_text(encoding="utf-8") for lang, prefix in (("ja", ""), ("en", "en/"))}
+    assert "スニペット 6 件を同時に実行" in side["ja"] and "6 snippets run at a time" in side["en"]
 
 
 def test_one_build_reports_every_cuda_claim_the_captures_contradict_on_every_page(tmp_path):
