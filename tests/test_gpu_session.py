@@ -94,6 +94,47 @@ def test_a_rehearsal_keeps_every_capture_made_when_one_fails_and_the_budget_stop
     assert "  not captured: ch01/broken (error: RuntimeError: broken on purpose)" in log and "  not captured: ch01/slow (missing" in log
 
 
+# What the bare GPU image lacks (it has jinja2 and markdown only as torch's or nobody's dependencies: none is needed)
+SITE_HALF = ("yaml", "mkdocs", "material", "jinja2", "markdown", "pymdownx", "nbformat", "bs4", "mike", "mkdocs_static_i18n")
+WITHOUT_THE_SITE_HALF = f"""
+import importlib.abc, sys
+class NotOnTheImage(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in {SITE_HALF!r}:
+            raise ImportError(f"{{name}} is not on the GPU image")
+sys.meta_path.insert(0, NotOnTheImage())
+from kernelbook.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_sessions_commands_run_without_the_site_half(tmp_path):
+    book = make_project(tmp_path / "book")
+    write(book / "mkdocs.yml", "site_name: t\nplugins:\n  - kernelbook:\n      reference_gpu: h200\n")
+    write(book / "snippets/ch01/a.py", "print('a')\n")
+    write(book / "snippets/ch01/b.py", "print('b')\n")
+    recorded_under(book, "ch01/a")
+
+    def kb(root: Path, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", WITHOUT_THE_SITE_HALF, *args], cwd=root, capture_output=True, text=True, timeout=300,
+                              env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "scripts"), "CUDA_VISIBLE_DEVICES": "",
+                                   "HOME": os.environ.get("HOME", "/tmp")})
+
+    captured = kb(book, "capture", "--device", "cpu", "--jobs", "2")
+    assert captured.returncode == 0 and "captured 2 of 2" in captured.stderr, captured.stderr
+    for args in (["status"], ["status", "--json"]):
+        done = kb(book, *args)
+        assert done.returncode == 0 and "not on the GPU image" not in done.stderr, (args, done.stderr)
+    strict = kb(book, "status", "--strict")  # ch01/b has no H200 capture: said, in one line
+    assert strict.returncode == 1 and strict.stderr == "--strict: 1 reference GPU h200 capture(s) not fresh: ch01/b (missing)\n"
+    packed = kb(book, "pack", "--gpu", "h200", "-o", str(tmp_path / "captures-h200.tar.gz"))
+    assert packed.returncode == 0, packed.stderr
+    other = make_project(tmp_path / "other")
+    write(other / "snippets/ch01/a.py", "print('a')\n")
+    merged = kb(other, "merge", str(tmp_path / "captures-h200.tar.gz"))
+    assert merged.returncode == 0 and (other / "snippets/ch01/captures/a.cuda-h200.json").is_file(), merged.stdout + merged.stderr
+
+
 # ---------------------------------------------------------------- what the session brings back, read here
 
 BOOK = """
