@@ -1,12 +1,49 @@
-"""Crafted CUDA-shaped captures of chapter 4's timed snippets, in the shape their `results` take on a GPU.
+"""Crafted CUDA-shaped captures of chapter 4's timed snippets, in the shape their `results` take on a GPU,
+and a capture file as the lent H200 session writes it (``recorded_under``: another torch and CUDA than here).
 
 No GPU has run them: they exist so the GPU-only figures' drawing code is tested (data drawn =
-data given) before a GPU capture does. Plain records, no torch.
+data given), and the build's reading of a GPU run is tested, before a GPU capture does. Plain
+records, no torch.
 """
 
 from __future__ import annotations
 
-from kernelbook.common.records import Capture, Environment, Freshness
+import json
+from pathlib import Path
+
+from kernelbook import CAPTURE_FORMAT
+from kernelbook.common import gpus
+from kernelbook.common.records import SCHEMA, Capture, Environment, Freshness, from_json
+from kernelbook.common.snippets import source_hash
+
+# What the lent machine has (guide/gpu.md, "A lent GPU session"): not this machine's torch
+H200_IMAGE = {"device_name": "NVIDIA H200", "compute_capability": "9.0", "torch": "2.11.0+cu130", "cuda": "13.0",
+              "triton": "3.6.0", "driver": "580.95.05", "python": "3.12.3"}
+ADD_KERNEL = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"
+
+
+def recorded_under(root: Path, sid: str, image: dict = H200_IMAGE, launches: int = 1, together: int = 1) -> Path:
+    """A CUDA capture of ``sid`` in the layout and the environment ``kernelbook capture`` writes on ``image``:
+    one profiling session of ``launches`` launches of one add kernel, run ``together`` snippets at a time
+    (``capture --jobs``). Validated as any capture is read."""
+    chapter, name = sid.split("/")
+    environment = {"device_kind": "cuda", "device_name": image["device_name"], "torch": image["torch"], "python": image["python"],
+                   "platform": "Linux-6.8.0-x86_64-with-glibc2.39", "captured_at": "2026-12-05T01:02:03Z",
+                   "compute_capability": image["compute_capability"], "driver": image["driver"], "cuda": image["cuda"],
+                   "triton": image["triton"], "git_commit": None, "settings": {"snippets_at_a_time": together}}
+    raw = {"schema": SCHEMA, "snippet": sid, "device": "cuda",
+           "freshness": {"source_hash": source_hash(root / "snippets" / chapter / f"{name}.py"), "format": CAPTURE_FORMAT,
+                         "torch": image["torch"]},
+           "environment": environment, "wall_time_s": 0.5, "stdout": [f"{name} on the GPU"], "stderr": [],
+           "sessions": [{"index": 0, "device_kind": "cuda", "kernels": [{"name": ADD_KERNEL, "count": launches, "time_us": 2.5 * launches}],
+                         "launches": launches}],
+           "data": None, "trace_files": []}
+    from_json(raw, "crafted")
+    key = gpus.gpu_key(image["device_name"], image["compute_capability"])
+    path = root / "snippets" / chapter / "captures" / f"{name}.{gpus.slot(key)}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    return path
 
 
 def cuda(snippet: str, data: dict) -> Capture:

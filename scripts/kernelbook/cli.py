@@ -286,7 +286,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("patterns", nargs="*", metavar="PATTERN", help="only snippets whose id or path contains this")
     c.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto", help="auto: CUDA if present, else CPU")
     c.add_argument("--force", action="store_true", help="re-run even fresh captures")
-    c.add_argument("--jobs", type=options.positive_int, default=None, help="snippets at a time (default 1: snippets timed side by side disturb each other's timings)")
+    c.add_argument("--jobs", type=options.positive_int, default=None, help="snippets at a time, of those that time nothing; those that time themselves run alone, after them (default 1)")
     c.add_argument("--timeout", type=options.positive_seconds, default=900.0, help="seconds per snippet (default 900)")
     c.add_argument("--shard", metavar="K/N", help="only shard K of N (stable split by snippet id)")
     c.set_defaults(func=cmd_capture)

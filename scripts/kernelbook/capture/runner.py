@@ -28,7 +28,7 @@ from ..safety.errors import KernelbookError
 from ..common.freshness import assess, cuda_present, failure_path, installed_torch, runnable_devices, this_gpu_key
 from ..safety.processes import described
 from ..common.records import CaptureError, dumps, from_json
-from ..common.snippets import Snippet, source_hash
+from ..common.snippets import Snippet, source_hash, times_itself
 from . import child, store
 from .stderr import kept_lines
 
@@ -319,7 +319,23 @@ def capture(
         for snippet in todo:  # a snippet that is not UTF-8, or a captures folder that is a link: one line, before anything runs
             source_hash(snippet.path)
             store.check_folder(root, snippet.capture_path(device).parent)
-        if jobs is None:  # snippets timed side by side disturb each other's timings: one at a time
-            jobs = 1
-        print(f"capturing {len(todo)} of {len(snippets)} snippet(s) on {device}, {jobs} at a time", file=log, flush=True)
-        return run_all(root, todo, device, jobs, timeout, python, log)
+        outcomes: list[Outcome] = []
+        for group, n in lanes(todo, jobs or 1):
+            print(f"capturing {len(group)} of {len(snippets)} snippet(s) on {device}, {n} at a time"
+                  + (" (they time nothing)" if n > 1 else " (timing themselves)" if jobs and jobs > 1 else ""), file=log, flush=True)
+            outcomes += run_all(root, group, device, n, timeout, python, log)
+        return outcomes
+
+
+def lanes(todo: list[Snippet], jobs: int) -> list[tuple[list[Snippet], int]]:
+    """The runs to make, in order, with how many snippets each runs at a time.
+
+    Snippets timed side by side disturb each other's timings: with ``jobs`` > 1 only those that
+    time nothing (``snippets.times_itself``) run side by side, first; those that time themselves
+    then run one at a time, each with the machine to itself (their captures record 1 at a time).
+    """
+    if jobs <= 1:
+        return [(todo, 1)] if todo else []
+    alone = [s for s in todo if times_itself(s)]
+    side = [s for s in todo if s not in alone]
+    return [(group, n) for group, n in ((side, jobs), (alone, 1)) if group]

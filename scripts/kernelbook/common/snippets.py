@@ -105,9 +105,9 @@ def local_imports(path: Path, source: str) -> list[Path]:
     return found
 
 
-def source_hash(path: Path) -> str:
-    """sha256 over the snippet and, transitively, the local modules it imports."""
-    digest = hashlib.sha256()
+def sources(path: Path) -> list[tuple[Path, str]]:
+    """The snippet and, transitively, the local modules it imports, each with its text (breadth first)."""
+    found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     todo = [path]
     while todo:
@@ -116,9 +116,29 @@ def source_hash(path: Path) -> str:
             continue
         seen.add(current)
         text = read_source(current)
-        digest.update(current.name.encode() + b"\0" + text.encode() + b"\0")
+        found.append((current, text))
         todo.extend(local_imports(current, text))
+    return found
+
+
+def source_hash(path: Path) -> str:
+    """sha256 over the snippet and, transitively, the local modules it imports."""
+    digest = hashlib.sha256()
+    for current, text in sources(path):
+        digest.update(current.name.encode() + b"\0" + text.encode() + b"\0")
     return digest.hexdigest()
+
+
+# A clock or a benchmark helper named anywhere in a snippet or the modules beside it that it
+# imports: it times something, so `capture --jobs` runs it alone. Conservative on purpose: a
+# mention counts, in a comment too; a snippet wrongly taken for timed only costs minutes.
+CLOCKS = re.compile(r"perf_counter|monotonic|process_time|time\.time|time_ns|do_bench|elapsed_time|enable_timing|"
+                    r"benchmark|timeit|Timer\b")
+
+
+def times_itself(snippet: Snippet) -> bool:
+    """Whether the snippet measures time itself (and so must not share the machine while it runs)."""
+    return any(CLOCKS.search(text) for _, text in sources(snippet.path))
 
 
 def shard(snippets: list[Snippet], k: int, n: int) -> list[Snippet]:

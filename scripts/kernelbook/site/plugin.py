@@ -88,6 +88,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
     depth = 0  # builds under way: mkdocs-static-i18n builds each other language inside the first's on_post_build
 
     held: int | None = None  # the book's lock, shared, while a build runs (locks.py): no capture writes meanwhile
+    pending: list[str] = []  # every language's problems, until the outermost build ends: one build reports all
     # Under `mkdocs serve`, the notebooks the last good build changed, written into docs/ when it stops:
     # written after each rebuild, they would be a change in docs/ that makes the server build and
     # reload the browser a second time.
@@ -112,6 +113,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         except ValueError as exc:
             raise PluginError(f"kernelbook: {exc}") from None
         self.run = BuildRun(settings, edition=edition)
+        self.pending = [] if self.depth == 1 else self.pending  # the first build of a run starts the list
         if self.held is None:  # the first build of a run (i18n builds the other languages inside it)
             self.held = locks.acquire(settings.root, False, "mkdocs build", lambda holder: log.info(
                 "kernelbook: waiting for %s to finish: it holds the lock on %s", holder, settings.root))
@@ -277,8 +279,13 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         log.info("kernelbook: %s", build_report.summary(run.counts))
         if run.unchecked:
             log.info("kernelbook: %s", build_report.unchecked(run.unchecked))
-        if run.problems:
-            raise PluginError(f"kernelbook: {len(run.problems)} problem(s) in the book, listed above; the first: {run.problems[0]}")
+        self.pending += [p for p in run.problems if p not in self.pending]  # this language's, kept for _fail_build
+
+    @event_priority(-900)  # after mkdocs-static-i18n (-100) built the other languages: they are all reported, once
+    def _fail_build(self, config):
+        self.pending += [p for p in self.run.problems if p not in self.pending]
+        if self.depth == 1 and self.pending:
+            raise PluginError(f"kernelbook: {len(self.pending)} problem(s) in the book, listed above; the first: {self.pending[0]}")
 
     @event_priority(-110)  # after mkdocs-static-i18n (-100) has written every language into one index
     def _split_search(self, config):
@@ -347,7 +354,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             write_atomic(path, data)
             log.info("kernelbook: wrote %s", self.run.settings.rel(path))
 
-    on_post_build = CombinedEvent(_check_build, _split_search, _post_build_write)
+    on_post_build = CombinedEvent(_check_build, _split_search, _fail_build, _post_build_write)
 
     # ------------------------------------------------------------ services for the directives
 

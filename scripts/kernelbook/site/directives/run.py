@@ -257,6 +257,9 @@ def provenance_text(capture: Capture, lang: str) -> str:
         bits.append(f"CUDA {inert(env.cuda)}")
     bits.append(inert(env.captured_at.replace("T", " ").replace("Z", " UTC")))
     bits.append(f'{label("wall", lang)} {format_seconds(capture.wall_time_s)}')
+    together = env.settings.get("snippets_at_a_time")
+    if isinstance(together, int) and together > 1:
+        bits.append(label("side_by_side", lang, n=together))
     if env.git_commit:
         bits.append(f'{label("commit", lang)} <code>{inert(env.git_commit)}</code>')
     return f'{label("ran_on", lang)}: {" · ".join(bits)}'

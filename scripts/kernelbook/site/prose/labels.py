@@ -17,6 +17,8 @@ LABELS: dict[str, dict[str, str]] = {
     "session": {"ja": "プロファイラのセッション {i} / {n}", "en": "profiler session {i} of {n}"},
     "ran_on": {"ja": "実行環境", "en": "Ran on"},
     "wall": {"ja": "実行時間", "en": "wall time"},
+    # a capture made beside others (`capture --jobs`, snippets that time nothing): said, as its times may show it
+    "side_by_side": {"ja": "スニペット {n} 件を同時に実行", "en": "{n} snippets run at a time"},
     "commit": {"ja": "コミット", "en": "commit"},
     "cpu_title": {"ja": "CPU での実行結果です", "en": "This is a CPU capture"},
     "cpu_body": {
