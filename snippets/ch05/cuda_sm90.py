@@ -108,6 +108,22 @@ def opcode(instruction):
     return words[1] if words[0].startswith("@") else words[0]
 
 
+def loads_ahead(ops):
+    """The most loads the code issues one after another before a store: how many it can have in flight.
+
+    Without __restrict__ the compiler must assume that c may overlap a or b, so a store may change
+    what a later load reads: each element's loads then wait behind the previous element's store.
+    """
+    run = most = 0
+    for op in ops:
+        if op.startswith("LDG"):
+            run += 1
+            most = max(most, run)
+        elif op.startswith("STG"):
+            run = 0
+    return most
+
+
 def facts(instructions, usage):
     """What one kernel asks of the GPU and which memory instructions it does it with."""
     ops = [opcode(i) for i in instructions]
@@ -126,7 +142,7 @@ def facts(instructions, usage):
         "stores": sum(op.startswith("STG") for op in ops),
         "stores_32": ops.count("STG.E"),
         "stores_128": ops.count("STG.E.128"),
-        "branches_back": sum(op == "BRA" for op in ops),  # loops (and the jumps around them)
+        "loads_ahead": loads_ahead(ops),
         "threads_per_block": THREADS,
         "blocks_per_sm": blocks,
         "limited_by": limit,
@@ -134,9 +150,12 @@ def facts(instructions, usage):
     }
 
 
-def memory_listing(instructions):
-    """The instructions that do the work: address, bounds check, loads, arithmetic, stores, exit."""
-    keep = r"\b(S2R|S2UR|IMAD|ISETP|LDG|STG|FADD|FMNMX|EXIT|BRA)\b"
+WORK = r"\b(S2R|S2UR|IMAD|ISETP|LDG|STG|FADD|FMNMX|EXIT|BRA)\b"  # index, bounds check, memory, arithmetic, exit
+MEMORY = r"\b(LDG|STG|FADD|FMNMX|EXIT|BRA)\b"  # memory, arithmetic, branches
+
+
+def listing(instructions, keep=WORK):
+    """The instructions that do the work (by default: index, bounds check, loads, arithmetic, stores, exit)."""
     return "\n".join(i for i in instructions if re.search(keep, i))
 
 
@@ -163,12 +182,12 @@ def main(nvcc):
     print(f"sm_90 limits per SM: {SM90['registers']:,} registers, {SM90['threads']:,} threads, {SM90['blocks']} blocks; "
           f"{THREADS} threads per block")
     print()
-    print(f"{'kernel':<44} {'regs':>4} {'spill':>5} {'LDG':>3} {'.128':>4} {'.nc':>3} {'STG':>3} {'.128':>4} "
+    print(f"{'kernel':<44} {'regs':>4} {'spill':>5} {'LDG':>3} {'.128':>4} {'.nc':>3} {'ahead':>5} {'STG':>3} {'.128':>4} "
           f"{'blocks/SM':>9} {'occupancy':>9}")
     for label, table in (("", kernels), (" (__restrict__)", restrict)):
         for name, r in table.items():
             print(f"{name + label:<44} {r['registers']:>4} {r['stack_bytes']:>5} {r['loads']:>3} {r['loads_128']:>4} "
-                  f"{r['loads_readonly']:>3} {r['stores']:>3} {r['stores_128']:>4} {r['blocks_per_sm']:>9} {r['occupancy_share']:>8.0%}"
+                  f"{r['loads_readonly']:>3} {r['loads_ahead']:>5} {r['stores']:>3} {r['stores_128']:>4} {r['blocks_per_sm']:>9} {r['occupancy_share']:>8.0%}"
                   f"  ({r['limited_by']})")
     print()
     print("ptxas -v:")
@@ -176,7 +195,12 @@ def main(nvcc):
     for name in ("add_relu_kernel", "add_relu_vec4_kernel"):
         print()
         print(f"{name}: the instructions that do the work")
-        print(memory_listing(code[name]))
+        print(listing(code[name]))
+    print()
+    print("add_relu_grid_stride_kernel, without and with __restrict__: its memory instructions and branches")
+    for label, instructions in (("", code), (" (__restrict__)", restrict_code)):
+        print(f"--{label or ' as written'}")
+        print(listing(instructions["add_relu_grid_stride_kernel"], MEMORY))
 
     return {
         "target": "cuda:90",
@@ -187,10 +211,10 @@ def main(nvcc):
         "kernels": kernels,
         "restrict": restrict,
         "ptxas_report": report,
-        "sass_naive": memory_listing(code["add_relu_kernel"]),
-        "sass_vec4": memory_listing(code["add_relu_vec4_kernel"]),
-        "sass_grid_stride": memory_listing(code["add_relu_grid_stride_kernel"]),
-        "sass_grid_stride_restrict": memory_listing(restrict_code["add_relu_grid_stride_kernel"]),
+        "sass_naive": listing(code["add_relu_kernel"]),
+        "sass_vec4": listing(code["add_relu_vec4_kernel"]),
+        "sass_grid_stride": listing(code["add_relu_grid_stride_kernel"], MEMORY),
+        "sass_grid_stride_restrict": listing(restrict_code["add_relu_grid_stride_kernel"], MEMORY),
         "source": KERNELS.strip(),
     }
 
