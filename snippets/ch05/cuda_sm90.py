@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _add_relu_cuda import KERNELS
+from _add_relu_cuda import KERNELS, LAUNCHERS
 
 ARCH = "sm_90"  # compute capability 9.0 (Hopper)
 THREADS = 256  # threads per block, as the chapter's launchers choose
@@ -216,6 +216,7 @@ def main(nvcc):
         "sass_grid_stride": listing(code["add_relu_grid_stride_kernel"], MEMORY),
         "sass_grid_stride_restrict": listing(restrict_code["add_relu_grid_stride_kernel"], MEMORY),
         "source": KERNELS.strip(),
+        "launchers": LAUNCHERS.strip(),  # the host side, built only on a GPU machine (load_inline)
     }
 
 
