@@ -25,16 +25,16 @@ RESTRICT = KERNELS.replace("const float* a, const float* b, float* c",
 
 
 def find_nvcc():
-    """nvcc's path: on PATH, under CUDA_HOME, or from the pip wheels of the project's `cuda` extra."""
-    found = shutil.which("nvcc")
+    """nvcc's path: on PATH, under CUDA_HOME, from the pip wheels of the project's `cuda` extra, or in /usr/local/cuda."""
     home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
-    candidates = [found, home and str(Path(home) / "bin" / "nvcc"), "/usr/local/cuda/bin/nvcc"]
+    candidates = [shutil.which("nvcc"), home and str(Path(home) / "bin" / "nvcc")]
     try:
         import nvidia.cu13  # the nvidia-cuda-nvcc wheel (and its nvvm, crt, runtime) install here
 
-        candidates.append(str(Path(nvidia.cu13.__path__[0]) / "bin" / "nvcc"))
+        candidates += [str(Path(folder) / "bin" / "nvcc") for folder in nvidia.cu13.__path__]
     except ImportError:
         pass
+    candidates.append("/usr/local/cuda/bin/nvcc")
     for path in candidates:
         if path and Path(path).is_file() and os.access(path, os.X_OK):
             return path
