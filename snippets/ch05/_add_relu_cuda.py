@@ -49,8 +49,9 @@ extern "C" __global__ void add_relu_grid_stride_kernel(const float* a, const flo
 
 LAUNCHERS = r"""
 #include <torch/extension.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAStream.h>
 
 constexpr int THREADS = 256;  // threads per block: 8 warps
 
@@ -67,7 +68,7 @@ torch::Tensor add_relu(torch::Tensor a, torch::Tensor b) {
     int64_t n = a.numel();
     if (n == 0) return c;
     int64_t blocks = (n + THREADS - 1) / THREADS;  // enough blocks to cover every element
-    add_relu_kernel<<<blocks, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+    add_relu_kernel<<<blocks, THREADS, 0, c10::cuda::getCurrentCUDAStream()>>>(
         a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return c;
@@ -83,7 +84,7 @@ torch::Tensor add_relu_vec4(torch::Tensor a, torch::Tensor b) {
     if (misaligned(a) || misaligned(b) || misaligned(c)) return add_relu(a, b);
     int64_t work = std::max<int64_t>(n / 4, n % 4);  // threads needed: a float4 each, or a tail element each
     int64_t blocks = (work + THREADS - 1) / THREADS;
-    add_relu_vec4_kernel<<<blocks, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+    add_relu_vec4_kernel<<<blocks, THREADS, 0, c10::cuda::getCurrentCUDAStream()>>>(
         a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return c;
@@ -95,9 +96,10 @@ torch::Tensor add_relu_grid_stride(torch::Tensor a, torch::Tensor b) {
     int64_t n = a.numel();
     if (n == 0) return c;
     // One full wave: as many blocks as the GPU holds at once (2,048 threads per SM on sm_90)
-    int sms = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+    int sms = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c10::cuda::current_device()));
     int64_t blocks = std::min<int64_t>((n + THREADS - 1) / THREADS, (int64_t)sms * (2048 / THREADS));
-    add_relu_grid_stride_kernel<<<blocks, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+    add_relu_grid_stride_kernel<<<blocks, THREADS, 0, c10::cuda::getCurrentCUDAStream()>>>(
         a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return c;
