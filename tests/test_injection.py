@@ -107,10 +107,11 @@ def hostile_book(dest: Path) -> Path:
         raw = json.loads(path.read_text(encoding="utf-8"))
         _hostile_capture(raw)
         path.write_text(json.dumps(raw, ensure_ascii=False, indent=1), encoding="utf-8")
-        # chapter 4 times only on a GPU, and some rows a CPU run leaves null (ch02/overhead_floor's
-        # kernel share): a CPU capture whose rows hold null where @cuda ratios read gets no CUDA twin
+        # chapters 4 and 5 time (and chapter 5 builds its CUDA kernels) only on a GPU, and some rows a
+        # CPU run leaves null (ch02/overhead_floor's kernel share): a CPU capture whose rows hold null
+        # where @cuda ratios read gets no CUDA twin
         rows = raw["data"].get("rows") if isinstance(raw["data"], dict) else None
-        if raw["snippet"] in gpu_only or raw["snippet"].startswith("ch04/") or _holds_null(rows):
+        if raw["snippet"] in gpu_only or raw["snippet"].startswith(("ch04/", "ch05/")) or _holds_null(rows):
             continue
         cuda = _as_cuda(raw)
         path.with_name(path.name.replace(".cpu.", ".cuda.")).write_text(json.dumps(cuda, ensure_ascii=False), encoding="utf-8")

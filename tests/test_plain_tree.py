@@ -19,7 +19,7 @@ import yaml
 
 from conftest import MKDOCS_ENV, cli_env, copy_project, run_cli, write
 
-CHAPTERS = ("ch01", "ch02", "ch03", "ch04")
+CHAPTERS = ("ch01", "ch02", "ch03", "ch04", "ch05")
 LANGS = {"ja": "", "en": "en/"}  # language -> where its pages sit in the site
 
 

@@ -274,3 +274,26 @@ def test_compiled_examples_say_compiled_not_run_never_the_cpu_notice(lang):
     assert out.count(again[lang]) == 1  # the data block's short notice
     assert f"triton {real.environment.triton}" in out  # the provenance names the compiler's version
     assert "LDG.E.128" in out
+
+
+NVCC_SM90 = ROOT / "snippets/ch05/captures/cuda_sm90.cpu.json"
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_kernels_nvcc_compiled_say_nvcc_and_its_version_not_triton(lang):
+    """ch05/cuda_sm90 stores "compiler": "nvcc": its notice and provenance name nvcc, not Triton."""
+    from kernelbook.site.directives.run import compiled_for, nvcc_version
+
+    real = load(NVCC_SM90)
+    assert compiled_for(real) == "cuda:90" and nvcc_version(real) == real.data["nvcc"]
+    assert nvcc_version(load(SM90)) is None  # Triton compiled chapter 4's
+    book = {"ch05/cuda_sm90": Entry(BOOK["ch05/cuda_sm90"].snippet, None, real, (), ())}
+    c = ctx(lang, book)
+    out = render_page("[[kb:run ch05/cuda_sm90]]\n\n[[kb:data ch05/cuda_sm90 sass_vec4 text]]\n", c)
+    assert c.errors == []
+    assert out.count(COMPILED[lang]) == 2
+    assert f"nvcc ({real.data['nvcc']})" in out and f"nvcc {real.data['nvcc']}" in out  # the notice, the provenance
+    triton_body = {"en": "Triton compiled the kernels", "ja": "Triton がカーネルを"}
+    assert f"triton {real.environment.triton}" not in out and triton_body[lang] not in out
+    again = {"en": "This example too compiled its kernels for sm_90 with nvcc", "ja": "この例もカーネルを sm_90 向けに nvcc でコンパイルしただけで"}
+    assert out.count(again[lang]) == 1

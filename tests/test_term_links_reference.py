@@ -24,7 +24,7 @@ from kernelbook.site.prose.text import FENCE
 LANGS = ("ja", "en")
 BOOK = G.load(ROOT / "docs" / "glossary.yml", LANGS, source="docs/glossary.yml")
 PAGES = sorted((ROOT / "docs").glob("*/**/*.md"))
-CHAPTERS = ("", "ch01", "ch02", "ch03", "ch04")
+CHAPTERS = ("", "ch01", "ch02", "ch03", "ch04", "ch05")
 
 
 # ---------------------------------------------------------------- the reference: the linker as it was

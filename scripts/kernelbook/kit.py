@@ -75,7 +75,8 @@ print("GPU:", GPU)'''
 
 INSTALL = '''import sys
 
-subprocess.run([sys.executable, "-m", "pip", "install", "-q", TORCH, TRITON], check=True)'''
+# ninja: torch's load_inline builds chapter 5's CUDA C++ kernels with it (and the machine's nvcc)
+subprocess.run([sys.executable, "-m", "pip", "install", "-q", TORCH, TRITON, "ninja"], check=True)'''
 
 CLONE = '''import os
 

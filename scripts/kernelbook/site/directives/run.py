@@ -108,12 +108,25 @@ def compiled_for(capture: Capture) -> str | None:
     return target if isinstance(target, str) and target.startswith("cuda:") else None
 
 
+def nvcc_version(capture: Capture) -> str | None:
+    """The nvcc version a compile-only snippet compiled CUDA C++ with (``"compiler": "nvcc"``,
+    ``"nvcc": "13.0.88"`` in its results), or None when Triton compiled its kernels."""
+    data = capture.data
+    if not isinstance(data, dict) or data.get("compiler") != "nvcc":
+        return None
+    version = data.get("nvcc")
+    return version if isinstance(version, str) else "?"
+
+
 def compiled_notice(capture: Capture, target: str, ctx: Context) -> list[str]:
     """The note above such a capture: compiled for sm_NN, not run (in full once per page)."""
     number = inert(target.removeprefix("cuda:"))  # from the capture: made inert like all it says
-    fields = {"arch": f"sm_{number}", "gpus": GPUS.get(number, "NVIDIA GPU"), "triton": inert(capture.environment.triton or "?")}
-    notice = label("compiled_again" if "compiled" in ctx.said else "compiled_body", ctx.lang, **fields)
-    ctx.said.add("compiled")
+    nvcc = nvcc_version(capture)
+    fields = {"arch": f"sm_{number}", "gpus": GPUS.get(number, "NVIDIA GPU"), "triton": inert(capture.environment.triton or "?"),
+              "nvcc": inert(nvcc or "?")}
+    kind = "compiled_nvcc" if nvcc else "compiled"  # who compiled: nvcc (CUDA C++) or Triton
+    notice = label(f"{kind}_again" if kind in ctx.said else f"{kind}_body", ctx.lang, **fields)
+    ctx.said.add(kind)
     return [f'!!! note "{label("compiled_title", ctx.lang, **fields)}"', "", "    " + notice, ""]
 
 
@@ -251,7 +264,10 @@ def provenance_text(capture: Capture, lang: str) -> str:
     if env.compute_capability:
         bits.append(f"sm {inert(env.compute_capability)}")
     bits.append(f"torch {inert(env.torch)}")
-    if compiled_for(capture) and env.triton:  # the compiler's version decides what it produced
+    nvcc = nvcc_version(capture) if compiled_for(capture) else None
+    if nvcc:  # the compiler's version decides what it produced
+        bits.append(f"nvcc {inert(nvcc)}")
+    elif compiled_for(capture) and env.triton:
         bits.append(f"triton {inert(env.triton)}")
     if env.cuda:
         bits.append(f"CUDA {inert(env.cuda)}")

@@ -36,6 +36,7 @@ from typing import Any, Callable
 from urllib.parse import quote
 
 from ...common.records import Capture, write_atomic
+from ...common.snippets import local_imports, read_source
 from ..prose import objectives, unrendered
 from ..book import Entry, load_book
 from ..directives import Context, render_notebook
@@ -113,10 +114,17 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
 
     cells: list[dict[str, Any]] = []
     ids: set[str] = set()
+    written: set[Path] = set()  # helper modules a code cell before wrote out
     for kind, value, anchor in _pieces(render_notebook(body, ctx, words=words), headings(body)):
         if kind == "code":
             cell = ctx.cells[value]
             stem = re.sub(r"[^A-Za-z0-9-]", "-", cell.snippet.rsplit("/", 1)[-1])
+            entry = book.get(cell.snippet)
+            for helper in helpers(entry.snippet.path) if entry is not None else []:
+                if helper not in written:  # the first snippet that imports it writes it, for those after too
+                    written.add(helper)
+                    hid = re.sub(r"[^A-Za-z0-9-]", "-", helper.stem.lstrip("_"))
+                    cells.append(_code(_unique(f"helper-{hid}", ids), f"%%writefile {helper.name}\n" + read_source(helper), ""))
             cells.append(_code(_unique(f"run-{stem}", ids), cell.source, cell.stdout))
         else:
             cells.append(_markdown(_unique(anchor, ids), value))
@@ -145,6 +153,24 @@ def render(chapter_markdown: str, lang: str, chapter: str, book: dict[str, Entry
         "nbformat_minor": 5,
     }
     return nb, list(ctx.errors) + left_as_written(nb, ctx.page)
+
+
+def helpers(snippet: Path) -> list[Path]:
+    """The local modules (``_name.py`` beside it) a snippet imports, transitively, each after those it imports.
+
+    A notebook has no folder beside it: each becomes a ``%%writefile`` cell before the first code
+    cell that needs it, so that the notebook runs where only it was downloaded (Colab).
+    """
+    order: list[Path] = []
+
+    def visit(path: Path, seen: tuple[Path, ...]) -> None:
+        for found in local_imports(path, read_source(path)):
+            if found not in order and found not in seen and found != snippet:
+                visit(found, seen + (found,))
+                order.append(found)
+
+    visit(snippet, (snippet,))
+    return order
 
 
 def left_as_written(nb: dict[str, Any], page: str) -> list[str]:

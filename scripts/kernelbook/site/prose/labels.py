@@ -50,6 +50,15 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "この例もカーネルを {arch} 向けにコンパイルしただけで、実行はしていません。詳しくは、このページで最初のその注意書きを見てください。",
         "en": "This example too compiled its kernels for {arch} without running them; see the first such notice on this page.",
     },
+    # the same for CUDA C++ compiled by nvcc ("compiler": "nvcc" in the results; ch05/cuda_sm90)
+    "compiled_nvcc_body": {
+        "ja": "この例は GPU でカーネルを実行していません。nvcc ({nvcc}) が CUDA C++ のカーネルを {arch} 向けにコンパイルし、NVIDIA の `cuobjdump` でその機械語を読んだ結果です。コンパイルは GPU のない CPU のマシンで行いましたが、機械語とそのレジスタ数などはコンパイルしたマシンには依存せず、nvcc のバージョンとターゲットだけで決まります。時間は測っていません。",
+        "en": "This example ran nothing on a GPU. nvcc ({nvcc}) compiled the CUDA C++ kernels for {arch}, and NVIDIA's `cuobjdump` read the machine code. The compiling was done on a CPU-only machine, but the machine code and its register counts and the like do not depend on that machine, only on the nvcc version and the target. Nothing was timed.",
+    },
+    "compiled_nvcc_again": {
+        "ja": "この例もカーネルを {arch} 向けに nvcc でコンパイルしただけで、実行はしていません。詳しくは、このページで最初のその注意書きを見てください。",
+        "en": "This example too compiled its kernels for {arch} with nvcc without running them; see the first such notice on this page.",
+    },
     "cuda_stale": {
         "ja": "GPU でのキャプチャはありますが、いまのスニペットに対して古いため表示していません。",
         "en": "A GPU capture exists but is out of date for the snippet as it stands, so it is not shown.",
