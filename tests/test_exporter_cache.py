@@ -118,3 +118,62 @@ def test_the_books_notebooks_convert_to_the_same_pages_with_kept_exporters():
         kept = [(nbconvert2.nb2html(nb), _get_nb_toc_tokens(nb, 3)) for nb in notebooks + notebooks[::-1]]
     assert len(exporters._kept) == 2  # the page's exporter and its table of contents'
     assert kept == fresh + fresh[::-1]
+
+
+def validations(preprocessors, notebooks=None):
+    """Which preprocessors' validations ran, through exporters.validating_changes, for one exporter."""
+    ran = []
+    check = exporters.validating_changes(lambda exporter, nb, preprocessor: ran.append(preprocessor.name))
+    exporter = Recorder()
+    notebook = {"cells": []}
+    for i, preprocessor in enumerate(preprocessors):
+        check(exporter, notebooks[i] if notebooks else notebook, preprocessor)
+    return ran
+
+
+def preprocessor(name, enabled, call=None):
+    from nbconvert.preprocessors import Preprocessor
+
+    cls = type(name, (Preprocessor,), {} if call is None else {"__call__": call})
+    made = cls(enabled=enabled)
+    made.name = name
+    return made
+
+
+def test_a_validation_after_a_disabled_preprocessor_of_the_notebook_just_validated_is_skipped():
+    ran = validations([preprocessor("off0", False), preprocessor("on", True), preprocessor("off1", False),
+                       preprocessor("off2", False), preprocessor("on2", True)])
+    assert ran == ["off0", "on", "on2"]  # the first always: nothing validated that notebook yet
+
+
+def test_every_other_validation_runs():
+    own_call = preprocessor("own", False, call=lambda self, nb, resources: (nb, resources))  # may change it
+    assert validations([preprocessor("on", True), own_call]) == ["on", "own"]
+    other = [{"cells": []}, {"cells": []}]  # another notebook (equal, not the same)
+    assert validations([preprocessor("on", True), preprocessor("off", False)], other) == ["on", "off"]
+
+
+def test_validated_once_puts_nbconverts_validation_back():
+    from nbconvert.exporters.exporter import Exporter
+
+    validate = Exporter._validate_preprocessor
+    with exporters.validated_once():
+        outer = Exporter._validate_preprocessor
+        assert outer is not validate and outer.validating_changes
+        with exporters.validated_once():
+            assert Exporter._validate_preprocessor is outer  # not wrapped twice
+    assert Exporter._validate_preprocessor is validate
+
+
+def test_an_invalid_notebook_still_fails_with_validated_once(tmp_path):
+    import nbformat
+    from mkdocs_jupyter import nbconvert2
+
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "markdown", '
+                        '"metadata": {}, "source": "x", "id": "a"}, {"cell_type": "markdown", "metadata": {}, '
+                        '"id": "b"}]}', encoding="utf-8")  # a cell without its source
+    with pytest.raises(nbformat.ValidationError):
+        nbconvert2.nb2html(str(notebook))
+    with exporters.validated_once(), pytest.raises(nbformat.ValidationError):
+        nbconvert2.nb2html(str(notebook))
