@@ -36,9 +36,10 @@ slope <= 2x the baseline's, and cold at 4 chapters <= 2x the baseline).
 process, sampled every millisecond (the stack of the build's thread), and what each part
 of it costs: the share of samples with that part's function on the stack (parts nest: the
 highlighting is inside the Markdown conversion), and the wall time. The notebook pages, which
-``notebook_ahead.py`` converts in a child beside the build, are converted in the build's own
-process here, so that their work is sampled too. Profile another checkout's code with its
-``scripts/`` first on PYTHONPATH.
+``notebooks/ahead.py`` converts in a child beside the build, are converted in the build's own
+process here, so that their work is sampled too. To profile another checkout's code, copy this script
+into that checkout's ``scripts/`` and run it from there (a script's own folder comes first on
+``sys.path``, before PYTHONPATH; that checkout's ``notebooks/ahead.py`` must be where this one's is).
 
 Every build reads a copy of the book in a temporary folder (the checkout is never
 written) and writes its own site folder. Targets: ours (warm) <= 1.5x the baseline (the
