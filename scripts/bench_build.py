@@ -36,9 +36,10 @@ slope <= 2x the baseline's, and cold at 4 chapters <= 2x the baseline).
 process, sampled every millisecond (the stack of the build's thread), and what each part
 of it costs: the share of samples with that part's function on the stack (parts nest: the
 highlighting is inside the Markdown conversion), and the wall time. The notebook pages, which
-``notebook_ahead.py`` converts in a child beside the build, are converted in the build's own
-process here, so that their work is sampled too. Profile another checkout's code with its
-``scripts/`` first on PYTHONPATH.
+``notebooks/ahead.py`` converts in a child beside the build, are converted in the build's own
+process here, so that their work is sampled too. To profile another checkout's code, copy this script
+into that checkout's ``scripts/`` and run it from there (a script's own folder comes first on
+``sys.path``, before PYTHONPATH; that checkout's ``notebooks/ahead.py`` must be where this one's is).
 
 Every build reads a copy of the book in a temporary folder (the checkout is never
 written) and writes its own site folder. Targets: ours (warm) <= 1.5x the baseline (the
@@ -178,6 +179,16 @@ PARTS = (
     ("  code highlighting (pymdownx.highlight)", ("pymdownx/highlight.py", "highlight")),
     ("notebook pages (nbconvert)", ("kernelbook/site/caches/notebooks.py", "render")),
     ("  their code highlighting (nbconvert)", ("nbconvert/filters/highlight.py", "_pygments_highlight")),
+    ("  the HTML export (nb2html)", ("mkdocs_jupyter/nbconvert2.py", "nb2html")),
+    ("    nbconvert's app and its config files", ("mkdocs_jupyter/nbconvert2.py", "get_nbconvert_app")),
+    ("    making an exporter", ("nbconvert/exporters/templateexporter.py", "__init__")),
+    ("    loading the template (a new Jinja environment)", ("nbconvert/exporters/templateexporter.py", "_load_template")),
+    ("    preprocessors, then the template's rendering", ("nbconvert/exporters/templateexporter.py", "from_notebook_node")),
+    ("      preprocessors (each followed by a validation)", ("nbconvert/exporters/exporter.py", "_preprocess")),
+    ("      Markdown cells (mistune)", ("nbconvert/exporters/html.py", "markdown2html")),
+    ("    the alt/tabindex pass (notebooks/soup.py)", ("kernelbook/site/notebooks/soup.py", "__init__")),
+    ("  the table of contents (nb2md, then Python-Markdown)", ("mkdocs_jupyter/plugin.py", "_get_nb_toc_tokens")),
+    ("  styles and pictures as files (notebooks/assets.py)", ("kernelbook/site/notebooks/assets.py", "externalize")),
     ("search entries (material's parse)", ("material/plugins/search/plugin.py", "on_page_context")),
     ("templates (jinja)", ("mkdocs/commands/build.py", "_build_template")),
     ("served pages (minify, titles)", ("kernelbook/site/minify.py", "html_kept")),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from kernelbook.site.notebooks import assets as A
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><title>t</title></svg>'
@@ -51,3 +53,15 @@ def test_every_rule_is_kept_when_the_page_has_every_class():
 
 def test_a_page_without_styles_or_pictures_is_unchanged():
     assert A.externalize("<p>plain</p>") == ("<p>plain</p>", {})
+
+
+@pytest.mark.parametrize("page", [
+    '<p class="jp-A b">', 'class="jp-A"', '<p subclass="jp-B" class="jp-C">',
+    '<p subclass="a class="jp-D" b">',  # a "class=" inside the value of one that follows a word: found from the next offset
+    '<p data-class="jp-E">', '<p _class="jp-F">', '<p éclass="jp-G">', '<p class="">', '<p class="jp-H',
+])
+def test_class_names_are_what_a_word_bounded_search_finds(page):
+    import re
+
+    bounded = {name for m in re.finditer(r'\bclass="([^"]*)"', page) for name in m.group(1).split()}
+    assert A.class_names(page) == bounded

@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 
 from conftest import ROOT, write
 from kernelbook.site.caches import notebooks as notebook_cache
-from kernelbook.site.notebooks.soup import MarkedHTML, Unforeseen, in_nbconvert
+from kernelbook.site.notebooks.soup import MarkedHTML, Unforeseen, in_nbconvert, without_code_spans
 
 NOTEBOOKS = sorted(ROOT.glob("docs/*/ch*/notebook.ipynb"))
 ALT = "No description has been provided for this image"
@@ -128,3 +128,48 @@ def test_another_nbconvert_without_beautifulsoup_is_left_alone(monkeypatch):
     monkeypatch.delattr(html, "BeautifulSoup")
     with in_nbconvert() as standing_in:
         assert standing_in is False and not hasattr(html, "BeautifulSoup")
+
+
+CODE = ('<div class="jp-Notebook"><div class="jp-Cell-inputWrapper"><div class="highlight"><pre><span></span>'
+        '<span class="n">a</span> <span class="o">=</span>\n<span class="mi">1</span></pre></div></div>'
+        '<div class="jp-OutputArea-output"><pre>plain</pre></div></div>')
+
+
+def test_highlighted_code_is_scanned_as_blank_text_of_the_same_length_and_lines():
+    blanked, starts = without_code_spans(CODE)
+    assert len(blanked) == len(CODE) and blanked.count("\n") == 1 and "<span" not in blanked
+    assert starts == [CODE.index("<pre>")]  # the output's <pre> holds no tag: left as it is
+    soup = MarkedHTML(CODE)
+    assert soup.blanked and not any(e.tag == "span" for e in soup.elements)
+    assert same_tree(nbconvert_pass(soup), nbconvert_pass(BeautifulSoup(CODE, features="html.parser")))
+
+
+@pytest.mark.parametrize("pre", [
+    '<pre><span class="n">a</span><img src="in-code"></pre>',  # another tag: nbconvert may select it
+    '<pre><span class="n">a</span></span></pre>',  # a stray end tag closes a span outside
+    '<pre><span class="n">a</pre>',  # a span left open holds what follows
+    '<pre><span class="n" id="x">a</span></pre>',  # another attribute
+    '<pre><span class="n">a</span> --> b</pre>',  # a ">" that may end a comment or a section
+])
+def test_a_pre_holding_more_than_balanced_code_spans_is_scanned_whole(pre):
+    page = f'<span class="jp-Notebook">{pre}<div class="jp-OutputArea-output">o</div><img src="after"></span>'
+    assert without_code_spans(page) == (page, [])
+    assert same_tree(nbconvert_pass(MarkedHTML(page)), nbconvert_pass(BeautifulSoup(page, features="html.parser")))
+
+
+def test_a_pre_the_parser_does_not_take_for_one_leaves_the_page_scanned_whole():
+    page = ('<div class="jp-Notebook"><script>"<pre><span class="n">a</span></pre>"</script>'
+            '<textarea><pre><span class="x">b</span></pre></textarea><div class="jp-OutputArea-output">o</div></div>')
+    assert len(without_code_spans(page)[1]) == 2
+    soup = MarkedHTML(page)
+    assert not soup.blanked
+    assert same_tree(nbconvert_pass(soup), nbconvert_pass(BeautifulSoup(page, features="html.parser")))
+
+
+def test_a_selector_that_may_name_a_blanked_span_is_refused():
+    soup = MarkedHTML(CODE)
+    with pytest.raises(Unforeseen, match="highlighted code"):
+        soup.select(".jp-Notebook span.n")
+    with pytest.raises(Unforeseen, match="highlighted code"):
+        soup.select("span:not([title])")
+    assert MarkedHTML('<pre>plain</pre><span class="n">x</span>').select("span:not([title])")  # nothing blanked: asked as before

@@ -2,7 +2,8 @@
 redoes no unchanged work. Each entry is named by a digest of everything it is made from.
 
 * ``pages``: rendered Markdown pages (and ``kept_text``, a text kept by its digest).
-* ``notebooks``: rendered notebook pages, and Jinja's compiled templates.
+* ``notebooks``: rendered notebook pages, and Jinja's compiled templates; ``exporters``: nbconvert's exporters, made once
+  per process for the same settings.
 * ``search``: material's search entries per page.
 * ``figures``: the figures drawn from the shown captures.
 

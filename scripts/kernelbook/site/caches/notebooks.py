@@ -11,7 +11,9 @@ again. Entries unused for :data:`KEEP_DAYS` are removed when a new one is writte
 
 When a notebook must be converted, nbconvert's Jinja templates are compiled once and kept
 as bytecode beside the entries (Jinja's own bytecode cache, checked against each template's
-source): the next notebook, in this build or a later one, skips the compilation. The theme's
+source): the next notebook, in this build or a later one, skips the compilation; within a process
+the exporters themselves are made once for the same settings, and validate a notebook again only
+after a preprocessor that may have changed it (``caches.exporters``). The theme's
 templates are kept the same way (:func:`with_bytecode`, from the plugin's ``on_env``).
 nbconvert's last pass over the page (``alt`` and ``tabindex`` attributes) runs without
 building a BeautifulSoup tree (``notebook_soup``), and a build converts the committed
@@ -37,6 +39,7 @@ from ...safety.files import MiB, InputError, parse_json, read_bounded
 from ...common.records import write_atomic
 from ..notebooks import ahead as notebook_ahead, assets as notebook_assets, soup as notebook_soup
 from ..notebooks.chapter import NAME
+from .exporters import kept_exporters, validated_once
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
 
@@ -101,7 +104,7 @@ def cache_render(page, folder: Path, options: dict[str, Any], renderers: dict[st
             report(page.file.src_uri, converted)
             return
         before = vars(page).get("title")
-        with compiled_templates(folder / "jinja"):
+        with compiled_templates(folder / "jinja"), kept_exporters(str(folder / "jinja")), validated_once():
             try:
                 with notebook_soup.in_nbconvert():
                     convert(config, files)

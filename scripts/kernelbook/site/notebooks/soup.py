@@ -15,6 +15,13 @@ tree BeautifulSoup would have written (``tests/test_notebook_soup.py`` checks it
 notebook of the book). Anything else (another selector, an attribute that would change
 rather than be added) raises :class:`Unforeseen`, and the caller converts the notebook
 again with BeautifulSoup itself.
+
+Most of a notebook page's tags are Pygments' spans inside ``<pre>`` (a tag per token): none of
+them is an element nbconvert selects, and balanced they change no other element's parent. Each
+``<pre>`` holding nothing but such spans and text is scanned as blank text of the same length
+(:func:`without_code_spans`: the same offsets, a fraction of the parser's callbacks; where the
+parser does not take such a ``<pre>`` for an element, the page is scanned whole); a selector
+that could name one of those spans is refused (:class:`Unforeseen`).
 """
 
 from __future__ import annotations
@@ -38,6 +45,11 @@ VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "k
 _WITHOUT = re.compile(r"(?P<tag>[a-z][a-z0-9]*):not\(\[(?P<attr>[a-z][a-z0-9-]*)\]\)")
 _INSIDE = re.compile(r"\.(?P<outer>[A-Za-z_][\w-]*) (?P<tag>[a-z][a-z0-9]*)\.(?P<cls>[A-Za-z_][\w-]*)")
 _PLAIN_VALUE = re.compile(r"[\w .,:;!?()/-]*")  # written between double quotes as it is, as BeautifulSoup would
+# A <pre>'s body, and one of nothing but text and Pygments' spans (``<span class="...">``, ``<span>``, ``</span>``).
+_PRE = re.compile(r"(<pre\b[^<>]*>)(.*?)</pre>", re.S)
+_CODE_ONLY = re.compile(r'(?:[^<>]+|<span(?: class="[^"<>]*")?>|</span>)*')  # no ">": no "-->" or "]]>" blanked
+_SPAN_TAG = re.compile(r"<(/?)span\b")
+_LEFT_OUT = "span"  # the only tag :func:`without_code_spans` blanks
 
 
 @dataclass
@@ -92,13 +104,18 @@ class MarkedHTML:
         if features not in (None, "html.parser") or not isinstance(markup, str):
             raise Unforeseen(f"a parse with features={features!r} of {type(markup).__name__}")
         self.markup = markup
-        scan = _Scan(markup)
-        scan.feed(markup)
-        scan.close()
-        self.elements = scan.elements
+        scanned, blanked = without_code_spans(markup)
+        self.elements = _scanned(scanned)
+        pres = {e.start for e in self.elements if e.tag == "pre"}
+        if not set(blanked) <= pres:  # a "<pre" the parser did not take for one (in a comment, a script): all of it scanned
+            self.elements, blanked = _scanned(markup), []
+        self.blanked = bool(blanked)
         self.selected: list[Element] = []
 
     def select(self, selector: str) -> list[Element]:
+        m = _WITHOUT.fullmatch(selector) or _INSIDE.fullmatch(selector)
+        if m is not None and self.blanked and m["tag"] == _LEFT_OUT:
+            raise Unforeseen(f"the selector {selector!r}, which may name a span of highlighted code (not scanned)")
         if m := _WITHOUT.fullmatch(selector):
             found = [e for e in self.elements if e.tag == m["tag"] and m["attr"] not in e.attrs]
         elif m := _INSIDE.fullmatch(selector):
@@ -129,6 +146,39 @@ class MarkedHTML:
                 done = at
         out.append(self.markup[done:])
         return "".join(out)
+
+
+def without_code_spans(markup: str) -> tuple[str, list[int]]:
+    """``markup`` with the body of each ``<pre>`` that holds only text and balanced ``<span class="...">``
+    tags blanked (every character but a line break a space: the same length and lines), and where
+    those ``<pre>`` start."""
+    starts: list[int] = []
+
+    def blank(pre: re.Match[str]) -> str:
+        body = pre.group(2)
+        if "<" not in body or not _CODE_ONLY.fullmatch(body) or not _balanced(body):
+            return pre.group()
+        starts.append(pre.start())
+        return pre.group(1) + re.sub(r"[^\n]", " ", body) + "</pre>"
+
+    return (_PRE.sub(blank, markup) if "<pre" in markup else markup), starts
+
+
+def _scanned(text: str) -> list[Element]:
+    scan = _Scan(text)
+    scan.feed(text)
+    scan.close()
+    return scan.elements
+
+
+def _balanced(body: str) -> bool:
+    """Each ``</span>`` closes a span opened in ``body``, and each opened one is closed there."""
+    depth = 0
+    for m in _SPAN_TAG.finditer(body):
+        depth += -1 if m.group(1) else 1
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def added_attributes(element: Element) -> str:
