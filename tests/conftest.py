@@ -36,7 +36,7 @@ os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 # on one worker, so its module fixtures (every snippet's bare run, a broken book built once)
 # run once; the browser tests, which share only the session's site and browser, are spread
 # over both. Without xdist the marker is inert.
-SPREAD_MODULES = {"test_browser"}
+SPREAD_MODULES = {"test_browser", "test_accessibility", "test_accessibility_own"}
 
 
 def pytest_collection_modifyitems(config, items):
