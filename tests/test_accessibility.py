@@ -14,9 +14,7 @@ low-contrast colour) fails the same check.
 from __future__ import annotations
 
 import collections
-import re
 import warnings
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -52,21 +50,6 @@ def audit(context, url: str, paths: list[str], chosen: tuple[Pass, ...] = PASSES
     finally:
         page.close()
     return found, tokens
-
-
-@pytest.fixture(scope="session")
-def based_url(built_site, tmp_path_factory):
-    """The built site served under its base path, /kernelbook/ (a link to it from an empty root)."""
-    site_url = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
-    base = urlsplit(site_url.group(1)).path.strip("/") if site_url else ""
-    if not base:
-        with serving(built_site) as url:
-            yield url
-        return
-    root = tmp_path_factory.mktemp("served")
-    (root / base).symlink_to(built_site, target_is_directory=True)
-    with serving(root) as url:
-        yield f"{url}/{base}"
 
 
 def report(found: list[Found], tokens: list[str]) -> None:
