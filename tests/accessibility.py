@@ -63,6 +63,7 @@ EXCEPTED: dict[tuple[str, str], str] = {}
 SWITCH = """s => {
   const option = document.querySelector(`input[data-md-color-scheme="${s}"]`);
   if (!option) return false;
+  option.checked = true;  // material's own state: which option its toggle (and a later media change) starts from
   for (const k of ["scheme", "primary", "accent"])
     document.body.setAttribute("data-md-color-" + k, option.getAttribute("data-md-color-" + k));
   return true;
@@ -76,8 +77,10 @@ def show(page, palette: str, width: int) -> None:
     page.emulate_media(color_scheme=palette, reduced_motion="reduce")
     page.set_viewport_size({"width": width, "height": 900})
     if page.url != "about:blank":  # a crafted page without material's toggle has nothing to switch
+        frames = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        page.evaluate(frames)  # material's own answer to the media change first, then the switch
         page.evaluate(SWITCH, SCHEME[palette])
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate(frames)
 
 
 def pages(site: Path, lang: str | None = None) -> list[str]:
