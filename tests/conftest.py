@@ -7,12 +7,14 @@ import functools
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -36,7 +38,7 @@ os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 # on one worker, so its module fixtures (every snippet's bare run, a broken book built once)
 # run once; the browser tests, which share only the session's site and browser, are spread
 # over both. Without xdist the marker is inert.
-SPREAD_MODULES = {"test_browser"}
+SPREAD_MODULES = {"test_browser", "test_accessibility", "test_accessibility_own"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -257,6 +259,21 @@ def site_url(built_site: Path):
     """The built site on http://127.0.0.1:<free port>, for the whole session."""
     with serving(built_site) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def based_url(built_site: Path, tmp_path_factory):
+    """The built site served under its base path, /kernelbook/ (a link to it from an empty root)."""
+    site_url = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    base = urlsplit(site_url.group(1)).path.strip("/") if site_url else ""
+    if not base:
+        with serving(built_site) as url:
+            yield url
+        return
+    root = tmp_path_factory.mktemp("served")
+    (root / base).symlink_to(built_site, target_is_directory=True)
+    with serving(root) as url:
+        yield f"{url}/{base}"
 
 
 @pytest.fixture(scope="session")

@@ -215,3 +215,41 @@ document.addEventListener("click", function (event) {
     wire();
   }
 })();
+
+// Accessibility (tests/test_accessibility*.py). Material's search is a role="dialog" with no
+// name: it takes its search box's label. A box of code or output that scrolls sideways is
+// reachable from the keyboard (tabindex=0, as material does for its own code blocks), so a
+// reader without a mouse can scroll it with the arrow keys: the notebook pages' boxes
+// (mkdocs-jupyter), material's wrappers of wide tables, and our own tables' boxes get it
+// here, at the width the page is read at.
+(function () {
+  var SCROLLERS = ".jupyter-wrapper pre, .jupyter-wrapper .highlight-ipynb, .md-typeset__scrollwrap, " +
+    ".kb-environment, .kb-kernels, .kb-device-checks";
+
+  function label() {
+    var dialog = document.querySelector('.md-search[role="dialog"]:not([aria-label])');
+    var input = document.querySelector(".md-search__input");
+    var name = input && (input.getAttribute("aria-label") || input.getAttribute("placeholder"));
+    if (dialog && name) dialog.setAttribute("aria-label", name);
+  }
+
+  function scrollers() {
+    document.querySelectorAll(SCROLLERS).forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1 && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+      }
+    });
+  }
+
+  function wire() {
+    label();
+    scrollers();
+    window.addEventListener("resize", scrollers);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", wire);
+  } else {
+    wire();
+  }
+})();

@@ -111,9 +111,10 @@ def inert_svg(svg: str) -> bool:
 
 
 def page_html(fig: figures.Figure, anchor: str | None = None) -> str:
-    """The ``<figure>``, its id ``anchor`` (by default ``kb-figure-NAME``, the notebooks' link to it)."""
+    """The ``<figure>``, its id ``anchor`` (by default ``kb-figure-NAME``, the notebooks' link to it), and under
+    its caption its data as a table, closed until opened (``figures.values``)."""
     return (f'<figure class="kb-figure" id="{anchor or f"kb-figure-{fig.name}"}">\n{fig.html}\n'
-            f"<figcaption>{inert(fig.caption)}</figcaption>\n</figure>\n")
+            f"<figcaption>{inert(fig.caption)}</figcaption>\n{figures.values.table(fig.svg, fig.lang)}</figure>\n")
 
 
 def shown_drawing(book: Mapping[str, "Entry"]) -> Draw:

@@ -22,6 +22,9 @@ registry), then one module per figure, each calling ``register(FigureKind(...))`
   ``add_relu_bandwidth`` and ``softmax_bandwidth``; GPU only).
 * ``block_size_sweep``: a Triton kernel's bandwidth at each BLOCK_SIZE (GPU only).
 
+Every figure is drawn under ``values.check``: an alt text in the page's language that says
+what it shows, and marks titled with their values, which ``values.table`` lists as text.
+
 A figure only one kind of device can measure is registered with ``device="cuda"`` (and a
 ``subject``): while the page shows another device's capture, ``placeholder`` draws a box
 saying a GPU capture is needed instead of drawing the CPU's numbers.
@@ -53,7 +56,7 @@ from pathlib import Path
 
 from ...common.records import Capture
 from . import traffic, timeline, sweep, copy_roof, roofline, cos_chain, regions, overhead, bandwidth, block_size_sweep  # noqa: F401, I001 - each registers its figure(s): this order is FIGURES
-from . import placeholder
+from . import placeholder, values
 from .base import KINDS, LANGS, Figure, FigureKind, MissingCapture, register
 from .svg import LAYOUTS, Layout, standalone
 from .traffic import TRAFFIC, round_trips, transfers
@@ -83,6 +86,8 @@ def figure(name: str, lang: str, captures: Mapping[str, Capture]) -> Figure:
         if (other.alt, other.caption, other.data) != (first.alt, first.caption, first.data):
             raise ValueError(f"figure {name!r} describes itself differently in its {layout.name} layout; "
                              "alt, caption and data must not depend on the width")
+        values.check(name, lang, other.alt, other.svg, placeholder=bool(shown))
+    values.check(name, lang, first.alt, first.svg, placeholder=bool(shown))
     return dataclasses.replace(first, svgs=tuple(f.svg for f in drawn))
 
 
