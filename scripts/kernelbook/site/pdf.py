@@ -17,8 +17,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..safety.errors import KernelbookError
-from .editions.history import published_base
-from .printing import assemble, chromium
+from .editions.history import current as current_edition, published_base
+from .printing import chromium
+
+try:
+    from .printing import assemble
+except ImportError:  # Beautiful Soup: the `pdf` extra, as Playwright is
+    raise KernelbookError(chromium.NO_PLAYWRIGHT) from None
 
 PAPERS = {"a4": "A4", "letter": "letter"}
 
@@ -31,18 +36,27 @@ class Printed:
 
 def make(root: Path, out: Path, paper: str = "a4", site: Path | None = None) -> list[Printed]:
     """Both PDFs into ``out``: from ``site`` when given, else from a read-only build made here."""
-    from .settings import load
-
     chromium.executable()  # no Chromium: one line now, not after a build
-    config, settings = load(root)
     if site is not None:
-        return print_site(site, out, settings, config["site_name"], paper)
+        return _print_built(root, site, out, paper)
     from .commands import build
 
     with tempfile.TemporaryDirectory(prefix="kernelbook-pdf-") as work:
         if build(root, Path(work) / "site", plugin={"read_only": True, "pdf": False}):
             raise KernelbookError("the book did not build (the build's error is above): no PDF written")
-        return print_site(Path(work) / "site", out, settings, config["site_name"], paper)
+        return _print_built(root, Path(work) / "site", out, paper)
+
+
+def _print_built(root: Path, site: Path, out: Path, paper: str) -> list[Printed]:
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    from .settings import load
+
+    try:
+        config, settings = load(root)
+    except (Abort, ConfigurationError) as exc:
+        raise KernelbookError(f"{root / 'mkdocs.yml'}: {exc}") from None
+    return print_site(site, out, settings, config["site_name"], paper, current_edition())
 
 
 def print_site(site: Path, out: Path, settings, title: str, paper: str = "a4", edition: str | None = None) -> list[Printed]:
