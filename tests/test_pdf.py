@@ -159,3 +159,43 @@ def test_a_book_that_does_not_build_says_why(tmp_path):
     assert done.returncode != 0
     assert "no-such-theme" in done.stderr and "the book did not build" in done.stderr, done.stderr[-2000:]
     assert not list(tmp_path.glob("*.pdf"))
+
+
+# ---------------------------------------------------------------- the assembly, without a browser
+
+_NAV = ('<nav class="md-nav md-nav--primary"><a class="md-nav__link" href="./">Home</a>'
+        '<a class="md-nav__link" href="#intro">Intro</a><a class="md-nav__link" href="glossary/">Glossary</a>'
+        '<a class="md-nav__link" href="ch05/">Five</a><a class="md-nav__link" href="ch05/notebook/">Five (notebook)</a>'
+        '<a class="md-nav__link" href="changes/">Changes</a></nav>')
+_CH05 = ('<html><head><link rel="canonical" href="https://example.org/book/ch05/"></head><body>' + _NAV +
+         '<article class="md-content__inner"><h1 id="five">Five <a class="headerlink" href="#five">¶</a></h1>'
+         '<h2 id="tabs">Tabs</h2><div class="tabbed-set"><input id="cpu"><input id="cuda">'
+         '<div class="tabbed-labels"><label for="cpu">CPU</label><label for="cuda">CUDA</label></div>'
+         '<div class="tabbed-content"><div class="tabbed-block"><p>on the cpu</p></div>'
+         '<div class="tabbed-block"><p>on the gpu</p></div></div></div>'
+         '<p><a class="kb-term" href="../glossary/#kernel">kernel</a> <a href="notebook/">notebook</a>'
+         ' <a href="#tabs">up</a></p><details><summary>more</summary>hidden</details>'
+         '<figure class="kb-figure"><svg class="kb-layout-wide"></svg><svg class="kb-layout-narrow"></svg></figure>'
+         '</article></body></html>')
+
+
+def test_the_pages_come_from_the_nav_glossary_last_and_print_as_paper(tmp_path):
+    from kernelbook.site.printing import assemble
+
+    for key in ("", "ch05/", "glossary/"):
+        (tmp_path / key).mkdir(parents=True, exist_ok=True)
+        (tmp_path / key / "index.html").write_text(_CH05 if key == "ch05/" else f"<html><body>{_NAV}</body></html>", encoding="utf-8")
+    keys = assemble.printed_keys(assemble.nav_keys(tmp_path, ""), "glossary/")
+    assert keys == ["", "ch05/", "glossary/"]  # a chapter the nav adds is printed; notebooks and the site's pages are not
+    page = assemble.read_page(tmp_path, "ch05/", "", set(keys))
+    html_out = str(page.article)
+    assert page.title == "Five" and page.sections == (("p-ch05--tabs", "Tabs"),)
+    assert [p.get_text() for p in page.article.select(".kb-print-tab-label")] == ["CPU", "CUDA"]
+    assert "on the cpu" in html_out and "on the gpu" in html_out and "<input" not in html_out and "¶" not in html_out
+    assert 'href="#p-glossary--kernel"' in html_out and 'href="#p-ch05--tabs"' in html_out  # inside the book
+    assert 'href="https://example.org/book/ch05/notebook/"' in html_out  # a page not printed: the published one
+    assert "<details open" in html_out and "kb-layout-narrow" not in html_out
+    imprint = assemble.Imprint("en", "2026.12", "abc123", "2026-12-04", "https://example.org/book/2026.12/en/", "letter")
+    doc = assemble.document([page], imprint, [], "© the authors", 'Book "one"')
+    assert "@page { size: letter; }" in doc and '@top-center { content: "Five"; }' in doc
+    assert "2026.12" in doc and "abc123" in doc and "CC BY 4.0" in doc and 'href="#p-ch05"' in doc
