@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine:
 #   make site   build the whole site into site/ (executes only stale snippets, on CUDA if present)
 #   make test   run the full test suite (browser tests included)
+#   make pdf    the book as kernelbook-ja.pdf and kernelbook-en.pdf here (PAPER=letter for US Letter)
 # Override the interpreter or the torch build:  make site PYTHON=python3.12 TORCH_SPEC='torch==2.11.0'
 # A CPU-only torch from PyTorch's own index:     make site TORCH_INDEX=https://download.pytorch.org/whl/cpu
 
@@ -10,9 +11,10 @@ TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 # pytest-xdist workers for `make test` (CI has 2 cores; tests' module fixtures stay on one worker)
 TEST_WORKERS ?= 2
+PAPER ?= a4
 BIN := $(VENV)/bin
 
-.PHONY: site test capture serve status clean
+.PHONY: site test pdf capture serve status clean
 
 site: $(VENV)/.installed
 	$(BIN)/kernelbook build
@@ -22,6 +24,10 @@ site: $(VENV)/.installed
 test: $(VENV)/.installed .ci/.browser
 	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup; code=$$?; \
 	if [ $$code -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$code
+
+# built read-only (nothing executed, nothing written into docs/), then printed by Chromium
+pdf: $(VENV)/.installed .ci/.browser
+	$(BIN)/kernelbook pdf --paper $(PAPER)
 
 capture: $(VENV)/.installed
 	$(BIN)/kernelbook capture
@@ -44,13 +50,15 @@ $(VENV)/.installed: pyproject.toml
 
 # Browser tests drive Debian's chromium (never `playwright install`), with a Japanese font:
 # without one every Japanese glyph renders as a box (tests/test_browser.py checks it does not).
-BROWSER_PACKAGES := chromium fonts-noto-cjk
+# The PDFs set Japanese in IPAexGothic (TrueType: Chromium embeds it as a named font, where
+# Noto CJK's CFF outlines become unnamed Type 3 glyphs); tests/test_pdf.py reads them with poppler.
+BROWSER_PACKAGES := chromium fonts-noto-cjk fonts-ipaexfont-gothic poppler-utils
 .ci/.browser:
-	@if ! command -v chromium >/dev/null || ! dpkg-query -W -f='$${Status}' fonts-noto-cjk 2>/dev/null | grep -q "ok installed"; then \
+	@if ! command -v chromium >/dev/null || ! command -v pdftotext >/dev/null || ! dpkg-query -W -f='$${Status}' fonts-noto-cjk fonts-ipaexfont-gothic 2>/dev/null | grep -q "ok installed.*ok installed"; then \
 		echo "installing $(BROWSER_PACKAGES) (apt-get)"; \
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES) >/dev/null; \
 	fi
 	touch $@
 
 clean:
-	rm -rf site .site-* .kernelbook build test-output
+	rm -rf site .site-* .kernelbook build test-output kernelbook-*.pdf

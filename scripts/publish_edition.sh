@@ -22,7 +22,18 @@ if [ ! -x .venv/bin/kernelbook ]; then
   spec="${TORCH_SPEC:-torch==2.13.0}"
   .venv/bin/python -m pip install -q "${spec%%+*}" --index-url https://download.pytorch.org/whl/cpu
 fi
-.venv/bin/python -m pip install -q -e '.[publish]'
+# Each edition serves its own PDFs, printed by the edition's build (KERNELBOOK_PDF, which
+# `kernelbook edition publish` sets): Chromium, the Japanese font the PDFs embed, the `pdf` extra.
+packages=()
+command -v chromium >/dev/null || packages+=(chromium)
+dpkg-query -W -f='${Status}' fonts-ipaexfont-gothic 2>/dev/null | grep -q "ok installed" || packages+=(fonts-ipaexfont-gothic)
+if [ "${#packages[@]}" -gt 0 ]; then
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+fi
+.venv/bin/python -m pip install -q -e '.[publish,pdf]'
 
 if [ -n "$refreshed" ] && [ -d "$refreshed/snippets" ]; then
   .venv/bin/kernelbook merge "$refreshed"

@@ -97,7 +97,7 @@ def test_a_notebook_renders_each_directive_by_its_notebook_function(toy):
 
 def test_the_books_directives_are_the_registered_functions():
     assert set(REGISTRY.blocks) == {"run", "figure", "notebook", "environment", "sections", "data", "predict", "objectives",
-                                    "device-checks", "glossary", "edition-changes", "recorded", "capture-kit"}
+                                    "device-checks", "glossary", "edition-changes", "edition-pdfs", "recorded", "capture-kit"}
     assert REGISTRY.blocks["predict"].body and not REGISTRY.blocks["data"].body
     assert set(REGISTRY.inlines) == set(claims.KINDS) | {"term", "spec", "recorded-launches", "recorded-kernel"}
     assert set(claims.KINDS) == {"launches", "kernel", "kernels", "time", "device", "value", "ratio"}

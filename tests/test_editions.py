@@ -340,6 +340,9 @@ def test_the_changes_page_names_exactly_the_changed_number_and_sentence(page, ed
     rows = page.eval_on_selector_all(".kb-edition-numbers tbody tr",
                                      "rows => rows.map(r => [...r.cells].slice(1, 4).map(c => c.innerText.trim()))")
     assert rows == [["[[kb:value ch01/count count]]", "3", "4"], ["results.count", "3", "4"]], rows
+    # the edition's own PDFs, at its root, one per language ([[kb:edition-pdfs]])
+    pdfs = page.eval_on_selector_all("ul.kb-edition-pdfs a", "els => els.map(e => e.href)")
+    assert pdfs == [f"{editions_url}/2026.12/kernelbook-{other}.pdf" for other in LANGS], pdfs
     _open(page, f"{editions_url}/2026.06/{LANGS[lang]}changes/")
     assert page.query_selector(".kb-edition-first") is not None and page.query_selector(".kb-edition-numbers") is None
 

@@ -167,7 +167,7 @@ def test_make_test_installs_the_browser_with_a_japanese_font():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = makefile[makefile.index(".ci/.browser:"):]
     recipe = recipe[: recipe.index("\n\n")]
-    assert "$(BROWSER_PACKAGES)" in recipe and re.search(r"^BROWSER_PACKAGES := chromium fonts-noto-cjk$", makefile, re.M)
+    assert "$(BROWSER_PACKAGES)" in recipe and re.search(r"^BROWSER_PACKAGES := chromium fonts-noto-cjk fonts-ipaexfont-gothic poppler-utils$", makefile, re.M)
     assert "apt-get install -y -qq --no-install-recommends" in recipe and ">/dev/null" in recipe
     assert re.search(r"^test: .*\.ci/\.browser", makefile, re.M)
     assert ".ci/.browser" in (ROOT / ".gitignore").read_text(encoding="utf-8")
@@ -233,7 +233,9 @@ def test_the_publishing_script_keeps_the_token_out_of_git_config_and_publishes_w
     assert script.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in script
     assert os.access(ROOT / "scripts" / "publish_edition.sh", os.X_OK)
     assert "GIT_CONFIG_VALUE_0" in script and "remote set-url" not in script and "x-access-token:${GH_TOKEN}@" not in script
-    assert '.venv/bin/kernelbook edition publish "$edition"' in script and "pip install -q -e '.[publish]'" in script
+    assert '.venv/bin/kernelbook edition publish "$edition"' in script and "pip install -q -e '.[publish,pdf]'" in script
+    # the edition's PDFs: Chromium and the font they embed, installed when missing, nothing recommended
+    assert "packages+=(chromium)" in script and "fonts-ipaexfont-gothic" in script and "--no-install-recommends" in script
     done = subprocess.run(["bash", "-n", str(ROOT / "scripts" / "publish_edition.sh")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 

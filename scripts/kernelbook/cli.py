@@ -156,8 +156,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_pack(args: argparse.Namespace) -> int:
     from .capture.archive import pack_command
 
-    print(pack_command(project_root(), args.gpu, args.patterns, Path(args.output)))
-    return 0
+    return print(pack_command(project_root(), args.gpu, args.patterns, Path(args.output))) or 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -248,8 +247,14 @@ def cmd_edition(args: argparse.Namespace) -> int:
     """Editions on the gh-pages branch, through mike: cut, publish, list or delete (``publishing.command``)."""
     from .site.editions import publishing
 
-    print(publishing.command(project_root(), args.action, args.name, push=args.push, remote=args.remote, branch=args.branch),
-          end="")
+    print(publishing.command(project_root(), args.action, args.name, push=args.push, remote=args.remote, branch=args.branch), end="")
+    return 0
+
+
+def cmd_pdf(args: argparse.Namespace) -> int:
+    from .site import pdf  # both PDFs: from --site, or from a read-only build of the book made first
+
+    print(pdf.timed(project_root(), Path(args.out), args.paper, Path(args.site) if args.site else None), end="")
     return 0
 
 
@@ -275,7 +280,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
 
 
-SITE_COMMANDS = ("build", "serve", "notebooks", "edition", "render")  # the only ones that import kernelbook.site (mkdocs)
+SITE_COMMANDS = ("build", "serve", "notebooks", "edition", "render", "pdf")  # the only ones that import kernelbook.site (mkdocs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -353,6 +358,12 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--branch", default="gh-pages")
     e.set_defaults(func=cmd_edition)
 
+    f = sub.add_parser("pdf", help="the book as kernelbook-ja.pdf and kernelbook-en.pdf (title page, contents, chapters, glossary), printed by Chromium")
+    f.add_argument("--site", metavar="DIR", help="print this built site (default: build the book, read-only, first)")
+    f.add_argument("--out", default=".", metavar="DIR", help="where the PDFs go (default: here)")
+    f.add_argument("--paper", choices=("a4", "letter"), default="a4", help="page size (default: A4)")
+    f.set_defaults(func=cmd_pdf)
+
     v = sub.add_parser("serve", help="mkdocs serve: reloads on page, snippet or capture changes; never executes")
     v.add_argument("--dev-addr", default="127.0.0.1:8000")
     v.set_defaults(func=cmd_serve)
@@ -370,25 +381,18 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         if args.command not in SITE_COMMANDS:
             return _internal_error(exc)
-        print(f"kernelbook: `kernelbook {args.command}` renders the site and needs mkdocs and its plugins ({exc}); "
-              "install them with `pip install -e .` (capture, status, kernels and merge need only torch)", file=sys.stderr)
+        print(f"kernelbook: `kernelbook {args.command}` renders the site and needs mkdocs and its plugins ({exc}); install them with `pip install -e .` (capture, status, kernels and merge need only torch)", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
-        print(f"kernelbook: interrupted ({_signal_name(exc)}); captures already written are kept, nothing half-written", file=sys.stderr)
+        said = str(exc) if isinstance(exc, Stopped) else "Ctrl-C"
+        print(f"kernelbook: interrupted ({said}); captures already written are kept, nothing half-written", file=sys.stderr)
         return exit_status(exc)
     except Exception as exc:  # noqa: BLE001 - see _internal_error
         return _internal_error(exc)
 
 
-def _signal_name(exc: KeyboardInterrupt) -> str:
-    return str(exc) if isinstance(exc, Stopped) else "Ctrl-C"
-
-
 def _internal_error(exc: BaseException) -> int:
-    """A bug in kernelbook, not a problem with the input (which is always a KernelbookError, exit 2).
-
-    One line, exit 3; the traceback with KERNELBOOK_TRACEBACK=1 (or re-raised under it).
-    """
+    """A bug in kernelbook, not bad input (always a KernelbookError, exit 2): one line, exit 3; KERNELBOOK_TRACEBACK=1 re-raises it."""
     if os.environ.get("KERNELBOOK_TRACEBACK"):
         raise exc
     print(f"kernelbook: internal error, a bug in kernelbook: {type(exc).__name__}: {exc} "

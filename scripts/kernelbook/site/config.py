@@ -20,4 +20,5 @@ class KernelbookConfig(base.Config):
     cache_dir = c.Type(str, default=".kernelbook/cache")  # drawn figures and rendered notebook pages, beside mkdocs.yml
     glossary = c.Type(str, default="")  # the glossary's data file, relative to docs/ (never copied into the site); "": none
     glossary_page = c.Type(str, default="glossary.md")  # the glossary's page in each language's folder ([[kb:glossary]])
+    pdf = c.Type(bool, default=False)  # print kernelbook-<lang>.pdf into the site after building it (on for editions: KERNELBOOK_PDF)
     reference_gpu = c.Type(str, default="")  # GPU key --strict demands, shown first (gpus.reference_gpu reads it as text)

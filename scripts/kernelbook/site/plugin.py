@@ -316,6 +316,12 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                     log.info("kernelbook: %s changed: written when the server stops", self.run.settings.rel(path))
             else:
                 self._write_notebooks(changed)
+        if self.depth == 0 and self.config.pdf and not self.serving:  # an edition's own PDFs, in its folder (KERNELBOOK_PDF)
+            from .printing.book import print_site
+            try:
+                print_site(Path(config.site_dir), Path(config.site_dir), self.run.settings, config.site_name, edition=self.run.edition)
+            except KernelbookError as exc:
+                raise PluginError(f"kernelbook: the PDFs: {exc}") from None
         if self.depth == 0:
             self._end_run(failed=False)
 

@@ -54,6 +54,7 @@ class Context:
     recorded_dir: str = ""  # the folder of traces recorded elsewhere (snippets/recorded): [[kb:recorded]]
     kit: tuple[str, str] = ("", "")  # the capture kit for this language: (its file on GitHub, its Colab link); "" without a repository
     edition_changes: Callable[[str], str] = _nothing  # lang -> what changed since the previous edition (editions.py)
+    edition_pdfs: Callable[[str], str] = _nothing  # lang -> this edition's PDFs, linked (editions.py)
     errors: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # scoped claims no fresh capture of their device checks
     said: set[str] = field(default_factory=set)  # notices already given in full on this page

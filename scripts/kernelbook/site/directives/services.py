@@ -73,3 +73,9 @@ def edition_changes_notebook(d: Directive, ctx: Context) -> str:
 def edition_changes(d: Directive, ctx: Context) -> str:
     """``[[kb:edition-changes]]``: what changed since the previous edition, section by section and number by number."""
     return ctx.edition_changes(ctx.lang)
+
+
+@block("edition-pdfs", notebook=edition_changes_notebook)
+def edition_pdfs(d: Directive, ctx: Context) -> str:
+    """``[[kb:edition-pdfs]]``: this edition's PDFs, one per language, linked (``kernelbook pdf``, printed by its build)."""
+    return ctx.edition_pdfs(ctx.lang)

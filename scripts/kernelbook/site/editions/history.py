@@ -236,6 +236,28 @@ def page(settings: "BookSettings", edition: str | None, lang: str, pages: list[P
     return render(found, lang, urls.get)
 
 
+PDF_NAME = "kernelbook-{lang}.pdf"  # beside the edition's pages, at its root (site/pdf.py prints them)
+PDF_LABELS = {
+    "ja": {"pdfs": "版 {edition} の PDF です。表紙に版とコミットを記しています：",
+           "no_pdfs": "このサイトは版として公開されたものではないので、PDF はありません。手元では `kernelbook pdf` で作れます。"},
+    "en": {"pdfs": "The PDFs of edition {edition}; each names its edition and commit on its title page:",
+           "no_pdfs": "This site is not a published edition, so it has no PDFs; `kernelbook pdf` makes them from a checkout."},
+}
+OWN_NAMES = {"ja": "日本語", "en": "English"}  # each language by its own name, on either language's page
+
+
+def pdfs(settings: "BookSettings", edition: str | None, lang: str) -> str:
+    """The edition's PDFs, linked from a page one folder below the language's home (``changes/``); a local build has none."""
+    words = PDF_LABELS.get(lang, PDF_LABELS["en"])
+    if not edition:
+        said = html.escape(words["no_pdfs"]).replace("`kernelbook pdf`", "<code>kernelbook pdf</code>")
+        return f'<p class="kb-edition-pdfs">{said}</p>\n'
+    up = "../" * (settings.url_prefix(lang).count("/") + 1)
+    items = "".join(f'<li><a href="{up}{PDF_NAME.format(lang=other)}" type="application/pdf">'
+                    f'{html.escape(OWN_NAMES.get(other, other))} ({PDF_NAME.format(lang=other)})</a></li>' for other in settings.languages)
+    return f'<p class="kb-edition-pdfs">{html.escape(words["pdfs"].format(edition=edition))}</p>\n<ul class="kb-edition-pdfs">{items}</ul>\n'
+
+
 # ---------------------------------------------------------------- the page
 
 LABELS = {

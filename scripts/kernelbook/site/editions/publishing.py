@@ -36,6 +36,7 @@ from .history import LATEST, TAG_PREFIX, edition_name
 CONFIG = "mkdocs.editions.yml"
 _MIKE = "import sys; from mike.driver import main; sys.argv[0] = 'mike'; sys.exit(main())"  # mike has no __main__
 BRANCH = "gh-pages"
+PDF_ENV = "KERNELBOOK_PDF"
 LOCK_NOTE = Path("kernelbook-publish.lock")  # in the clone's git directory: who is publishing
 _REMOTE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a remote's name as `git remote add` takes it
 MAX_EDITIONS = 1000  # versions.json entries read
@@ -49,6 +50,7 @@ def _mike(root: Path, args: list[str], edition: str | None = None) -> subprocess
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     if edition is not None:
         env["NO_MKDOCS_2_WARNING"] = env.get("NO_MKDOCS_2_WARNING", "1")
+        env.setdefault(PDF_ENV, "true")  # an edition serves its own PDFs (mkdocs.yml's `pdf: !ENV [KERNELBOOK_PDF, false]`)
     try:
         return subprocess.run([sys.executable, "-c", _MIKE, *args], cwd=root, env=env, text=True, capture_output=True,
                               timeout=3600)

@@ -78,6 +78,7 @@ def render(markdown: str, page: PageSource, state: BookState, *, figure: Figure,
         recorded_dir=str(settings.root / settings.snippets_dir / "recorded"),
         kit=predictions.kit_links(settings.repository, settings.branch, page.lang),
         edition_changes=lambda lang: editions.page(settings, state.edition, lang, pages(lang), report),
+        edition_pdfs=lambda lang: editions.pdfs(settings, state.edition, lang),
         first_line=page.first_line,
     )
     markdown = glossary_site.link(markdown, ctx, settings, page.link_uri or page.src_uri)
