@@ -34,20 +34,16 @@ from ..common.freshness import check_inputs
 from ..common.records import write_atomic
 from . import build_report, minify, search_index
 from .editions import history as editions
-from .glossary import build as glossary_site
+from .glossary import build as glossary_site, terms as glossary_terms
 from .prose import extensions as markdown_extensions, unrendered
 from .notebooks import (ahead as notebook_ahead, assets as notebook_assets, links as notebook_links,
                         pages as notebook_pages, chapter as notebooks)
 from .caches import notebooks as notebook_cache, pages as page_cache, search as search_cache
-from .pages import markdown as page_markdown, twins
+from .pages import figure_tabs, markdown as page_markdown, twins
 from .book import Entry, load_book
 from .config import KernelbookConfig
 from .directives import Context
-from .pages.figure_tabs import page_figure
-from .glossary.terms import titles_once
-from .prose.labels import label
-from .prose.text import lines_before
-from .prose.sections import relative
+from .prose import labels, sections, text
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -89,9 +85,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
 
     held: int | None = None  # the book's lock, shared, while a build runs (locks.py): no capture writes meanwhile
     pending: list[str] = []  # every language's problems, until the outermost build ends: one build reports all
-    # Under `mkdocs serve`, the notebooks the last good build changed, written into docs/ when it stops:
-    # written after each rebuild, they would be a change in docs/ that makes the server build and
-    # reload the browser a second time.
+    # Under `mkdocs serve`, the notebooks the last good build changed are written into docs/ when it stops:
+    # written after each rebuild, they would make the server build and reload the browser a second time.
     serving = False
     unwritten: dict[Path, bytes] = {}
     ahead: notebook_ahead.Ahead | None = None  # a child converting notebook pages beside the build (notebook_ahead.py)
@@ -233,7 +228,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         run = self.run
         source = page_markdown.PageSource(
             lang=self._lang(page), src_uri=page.file.src_uri, url=page.url, meta=page.meta,
-            first_line=lines_before(getattr(page.file, "content_string", "") or ""),
+            first_line=text.lines_before(getattr(page.file, "content_string", "") or ""),
             link_uri=getattr(page.file, "norm_src_uri", None) or page.file.src_uri)
         done = page_markdown.render(markdown, source, page_markdown.BookState(run.settings, run.book, run.glossary, run.edition),
                                     figure=self._figure, notebook=lambda chapter, lang, ctx: self._notebook_links(page, chapter, lang, ctx, config),
@@ -252,18 +247,18 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             notebook_assets.write(getattr(page, "notebook_files", {}), Path(config.site_dir))
             html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang,
                                             self.config.repository, self.config.branch)
-        return html.replace('title="Permanent link"', f'title="{label("permalink", lang)}"')
+        return html.replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"')
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link
             notebook_pages.copy_download(page, config)
-        for text in unrendered.in_html(output, self.run.quoted):  # whatever put it there, a reader would see it as written
-            self._report(f"{page.file.src_uri}: {text}: reaches the built page as written (a directive outside code must render)")
+        for leftover in unrendered.in_html(output, self.run.quoted):  # whatever put it there, a reader would see it as written
+            self._report(f"{page.file.src_uri}: {leftover}: reaches the built page as written (a directive outside code must render)")
         head = output.find("</head>")  # the tags are in the head: never scan the page's body
         if head >= 0:
             output = _HEAD_ALTERNATE.sub("", output[:head]) + output[head:]
         lang = self._lang(page)
-        output = editions.mark_page(output, self.run.edition, relative("", page.url), self.run.settings.url_prefix(lang))
+        output = editions.mark_page(output, self.run.edition, sections.relative("", page.url), self.run.settings.url_prefix(lang))
         if self.run.search is not None and lang != self.run.settings.default_language:
             try:  # the page searches its own language's index (search_index.py)
                 output = search_index.rebase(output, self.run.settings.url_prefix(lang))
@@ -271,7 +266,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._report(f"{page.file.src_uri}: {exc}")
         if not notebook_pages.is_notebook(page.file):  # mkdocs-jupyter's HTML is left as it writes it
             # what no reader sees twice (kernelbook.js restores titles), kept by content like the pages
-            output = minify.html_kept(titles_once(output), self.run.settings.cache_dir / "served")
+            output = minify.html_kept(glossary_terms.titles_once(output), self.run.settings.cache_dir / "served")
         return output
 
     def _check_build(self, config):
@@ -318,7 +313,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
                 self._write_notebooks(changed)
         if self.depth == 0 and self.config.pdf and not self.serving:  # an edition's own PDFs, in its folder (KERNELBOOK_PDF)
             from .printing.book import print_site
-            try:
+            try:  # the edition's pages are the PDFs' source and their folder
                 print_site(Path(config.site_dir), Path(config.site_dir), self.run.settings, config.site_name, edition=self.run.edition)
             except KernelbookError as exc:
                 raise PluginError(f"kernelbook: the PDFs: {exc}") from None
@@ -370,7 +365,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             if drawn:
                 log.info("kernelbook: drew figure %s (%s)", name, lang)
         try:  # a tab per GPU (and the CPU) where its snippet has several fresh captures
-            return page_figure(self.run.settings.cache_dir, name, lang, self.run.book, heard)
+            return figure_tabs.page_figure(self.run.settings.cache_dir, name, lang, self.run.book, heard)
         except (KeyError, ValueError) as exc:
             return ctx.error(f"[[kb:figure {name}]]", f"cannot draw it: {exc}")
 
