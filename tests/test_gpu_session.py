@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, make_project, mkdocs_build, run_cli, write
 from crafted_gpu import H200_IMAGE, recorded_under
+from test_gpus import BILINGUAL
 
 from kernelbook.capture.runner import lanes
 from kernelbook.common.snippets import Snippet, discover, times_itself
@@ -137,28 +138,8 @@ def test_the_sessions_commands_run_without_the_site_half(tmp_path):
 
 # ---------------------------------------------------------------- what the session brings back, read here
 
-BOOK = """
-site_name: A GPU run read elsewhere
-site_url: https://example.org/h200/
-theme:
-  name: material
-plugins:
-  - i18n:
-      docs_structure: folder
-      fallback_to_default: false
-      reconfigure_material: true
-      languages:
-        - locale: ja
-          name: 日本語
-          default: true
-          build: true
-        - locale: en
-          name: English
-          build: true
-  - kernelbook:
-      notebooks: false
-      reference_gpu: h200
-"""
+# the two-language book test_gpus.py builds, with the H200 as its reference GPU
+BOOK = BILINGUAL.replace("reference_gpu: a100_80gb", "reference_gpu: h200")
 
 
 def h200_book(root: Path, claims: dict[str, str]) -> Path:
