@@ -1,16 +1,22 @@
-"""What the accessibility tests share: the built site's pages, axe-core in the browser, and WCAG's contrast.
+"""What the accessibility tests share: the built site's pages, one sweep of them in the browser, WCAG's contrast.
 
 axe-core is the copy axe-playwright-python carries (its ``axe.min.js``), injected into each page
-and run there; nothing is fetched. Which rules run where, and why, is :data:`PASSES`; the one
-known false positive of ours is :data:`EXCEPTED`, by rule and selector, with its reason.
+and run there; nothing is fetched. Which rules run where, and why, is :data:`PASSES`; known
+false positives of ours go in :data:`EXCEPTED`, by rule and selector, with a reason.
+
+:func:`sweep` loads each page once and makes every browser check of it in turn: axe in each
+pass, the code tokens' contrast, the figures' colours in both palettes at both widths, and the
+page at 200 % zoom with reduced motion. A page load is most of a check's cost, so the checks
+share it; each test then asserts its own part of the :class:`Sweep`.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 LANGS = ("ja", "en")
@@ -20,8 +26,9 @@ SCHEME = {"light": "default", "dark": "slate"}  # material's name for each palet
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 BLOCKING = ("serious", "critical")
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-# Rules whose outcome depends on the viewport's width: what a phone's layout can break.
-LAYOUT_RULES = ["scrollable-region-focusable", "target-size", "meta-viewport", "meta-viewport-large"]
+# Rules whose outcome depends on the viewport's width: what a phone's layout can break. (The
+# viewport meta rules read one tag of the HTML, the same at every width: the first pass runs them.)
+LAYOUT_RULES = ["scrollable-region-focusable", "target-size"]
 # Code blocks hold thousands of one-token spans (Pygments): axe's colour check would take most of
 # a minute a page on them. They are left to :func:`code_colours`, which checks each distinct pair of
 # token colour and block background with the same formula, in a fraction of a second.
@@ -97,6 +104,11 @@ def pages(site: Path, lang: str | None = None) -> list[str]:
         if lang is None or ("en" if rel.parts[0] == "en" else "ja") == lang:
             found.append(path)
     return found
+
+
+def page_file(site: Path, path: str) -> Path:
+    """The file of the built site that serves ``path`` (as :func:`pages` names it)."""
+    return site / path.lstrip("/") / "index.html" if path.endswith("/") else site / path.lstrip("/")
 
 
 @functools.cache
@@ -225,3 +237,123 @@ def code_colours(page) -> list[tuple[str, str, str, float]]:
         if ratio < 4.5:
             out.append((fg, bg, cls, round(ratio, 2)))
     return out
+
+
+# ---------------------------------------------------------------- the figures' colours, zoom and motion
+
+# Every visible drawing's words, points, lines and bars against the page's ground: (what, colour, ground).
+FIGURE_COLOURS = """() => {
+  const ground = getComputedStyle(document.body).backgroundColor;
+  const out = [];
+  for (const svg of document.querySelectorAll('figure.kb-figure svg')) {
+    if (!svg.getClientRects().length) continue;
+    const name = svg.getAttribute('class');
+    for (const t of svg.querySelectorAll('text')) if (t.textContent.trim()) out.push(['text', name + ' "' + t.textContent.slice(0, 30) + '"', getComputedStyle(t).fill, ground]);
+    for (const m of svg.querySelectorAll('.kb-point, .kb-bar, .kb-kernel-bar, .kb-cpu-bar'))
+      out.push(['graphic', name + ' .' + m.getAttribute('class'), getComputedStyle(m).fill, ground]);
+    for (const l of svg.querySelectorAll('polyline')) out.push(['graphic', name + ' polyline', getComputedStyle(l).stroke, ground]);
+  }
+  return out;
+}"""
+
+
+def colour_problems(page) -> list[str]:
+    """The figures' colours on ``page`` under 4.5:1 (text) or 3:1 (points, lines, bars) against the page."""
+    problems = []
+    for kind, what, colour, ground in page.evaluate(FIGURE_COLOURS):
+        if colour in ("none", "") or "url(" in colour:
+            continue
+        need = 4.5 if kind == "text" else 3.0
+        ratio = contrast(colour, ground)
+        if ratio < need:
+            problems.append(f"{what}: {colour} on {ground} is {ratio:.2f}:1, under {need}:1")
+    return problems
+
+
+# 200 % zoom of a 1280 x 900 window: a 640 x 450 layout (at twice the pixels, which changes no CSS pixel of it).
+ZOOMED = {"width": 640, "height": 450}
+MOVING = """() => [...document.querySelectorAll('.md-header, .md-sidebar, .md-nav__link, .md-typeset a, .md-top')]
+  .filter(e => parseFloat(getComputedStyle(e).transitionDuration) > 0.001).length"""
+
+
+def zoom_problems(page) -> list[str]:
+    """``page`` (shown at :data:`ZOOMED`, reduced motion asked for) scrolling sideways, losing its heading,
+    or still animating: what a reader at 200 % zoom who asked for less motion would meet."""
+    problems = []
+    wide = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+    if wide > 1:
+        problems.append(f"scrolls sideways by {wide} px at 200 % zoom")
+    if not page.locator("h1").first.is_visible():
+        problems.append("its heading is not shown at 200 % zoom")
+    moving = page.evaluate(MOVING)
+    if moving:
+        problems.append(f"{moving} element(s) still animate with reduced motion")
+    if page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth":
+        problems.append("scrolls smoothly with reduced motion")
+    return problems
+
+
+# ---------------------------------------------------------------- one sweep of the pages
+
+
+def quiet_search(context) -> None:
+    """Hand material's search the site's own search settings with no page in them, in ``context``.
+
+    Material builds a search index of the whole site in a web worker on every page load (here
+    about 0.7 s of CPU a load, beside the checks). The sweep never searches: the page's DOM is the
+    same with an empty index, in every palette and width (test_accessibility checks it), so axe's
+    findings are too, and the CPU is left to the checks. A failed request would not do: material's later components, the code
+    blocks' keyboard focus among them, would not start.
+    """
+    configs: dict[str, dict] = {}  # each language's index, by its address: read once
+
+    def empty(route) -> None:
+        url = route.request.url
+        if url not in configs:
+            configs[url] = json.loads(route.fetch().text())["config"]
+        route.fulfill(json={"config": configs[url], "docs": []})
+
+    context.route("**/search/search_index.json", empty)
+
+
+@dataclass
+class Sweep:
+    """What one sweep of some pages found, each list naming page, palette and width."""
+
+    axe: list[Found] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)  # code tokens under 4.5:1
+    figures: list[str] = field(default_factory=list)  # figure colours under 4.5:1 / 3:1
+    figure_views: int = 0  # (page, palette, width) views with a figure whose colours were read
+    zoom: list[str] = field(default_factory=list)  # at 200 % zoom, with reduced motion
+
+
+def sweep(page, url: str, paths: list[str], chosen: tuple[Pass, ...] = PASSES) -> Sweep:
+    """Every page of ``paths`` on ``url``, loaded once: axe through ``chosen`` in turn (with the code
+    tokens' contrast in each colour pass), the figures' colours in both palettes at both widths, then
+    the page at 200 % zoom with reduced motion."""
+    found = Sweep()
+    for path in paths:
+        show(page, chosen[0].palette, chosen[0].width)
+        page.goto(url + path, wait_until="load")
+        figures = page.locator("figure.kb-figure").count() > 0
+        views = set()
+        for one in chosen:
+            show(page, one.palette, one.width)
+            where = f"{path} ({one.palette}, {one.width} px)"
+            found.axe += findings(run_axe(page, one), where)
+            if one.colour:
+                found.tokens += [f"{where}: code token .{cls} {fg} on {bg}: {ratio}:1 (needs 4.5:1)" for fg, bg, cls, ratio in code_colours(page)]
+            if figures:
+                found.figures += [f"{where}: {p}" for p in colour_problems(page)]
+                views.add((one.palette, one.width))
+        for palette in PALETTES if figures else ():
+            for width in WIDTHS:
+                if (palette, width) not in views:
+                    show(page, palette, width)
+                    found.figures += [f"{path} ({palette}, {width} px): {p}" for p in colour_problems(page)]
+                    views.add((palette, width))
+        found.figure_views += len(views)
+        show(page, "light", ZOOMED["width"])
+        page.set_viewport_size(ZOOMED)
+        found.zoom += [f"{path}: {p}" for p in zoom_problems(page)]
+    return found

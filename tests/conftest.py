@@ -37,10 +37,14 @@ os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 # `make test` runs two pytest-xdist workers (`--dist loadgroup`). A module's tests stay together
 # on one worker, so its module fixtures (every snippet's bare run, a broken book built once)
 # run once; the browser tests, which share only the session's site and browser, are spread
-# over both. Without xdist the marker is inert.
+# over both (a group of them that shares a sweep of some pages names its own group: the
+# accessibility tests). Without xdist the marker is inert.
 SPREAD_MODULES = {"test_browser", "test_accessibility", "test_accessibility_own"}
 
 
+# tryfirst: pytest-xdist reads the groups in its own pytest_collection_modifyitems; a conftest's hook,
+# registered before xdist's worker plugin, would otherwise run after it and group nothing.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__

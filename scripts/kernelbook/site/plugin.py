@@ -43,7 +43,7 @@ from .pages import figure_tabs, markdown as page_markdown, twins
 from .book import Entry, load_book
 from .config import KernelbookConfig
 from .directives import Context
-from .prose import labels, sections, text
+from .prose import labels, language, sections, text
 from .settings import BookSettings, from_config
 
 log = logging.getLogger("mkdocs.plugins.kernelbook")
@@ -247,7 +247,8 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             notebook_assets.write(getattr(page, "notebook_files", {}), Path(config.site_dir))
             html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang,
                                             self.config.repository, self.config.branch)
-        return html.replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"')
+        html = html.replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"')
+        return language.mark_english(html) if lang in language.MARKED_IN else html
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link

@@ -11,7 +11,8 @@
 * ``objectives``, ``sections``, ``previous``: parts of a page (a chapter's learning objectives,
   the instructors' index, how an example's capture changed from the one it replaced).
 * ``predictions``: a device-scoped claim's prediction in words until its capture exists;
-  ``japanese``: Japanese spacing around inserted values.
+  ``japanese``: Japanese spacing around inserted values; ``language``: English phrases inside
+  Japanese prose, marked for screen readers.
 
 May import: ``common`` and ``safety`` (control characters made visible) only, its own modules aside. Never imports torch, the capture half, nor
 any other room of the site: the rooms import it, never the reverse.

@@ -1,0 +1,93 @@
+"""English phrases inside Japanese prose, marked ``lang="en"`` for screen readers. Pure.
+
+A Japanese voice reads a run of English words (「eager mode の PyTorch」, 「CUDA C++
+Programming Guide の表」) with Japanese sounds, or letter by letter; marked as English, a
+screen reader switches to an English voice for it (WCAG 2.2, 3.1.2 Language of Parts).
+
+What is marked: a run of two or more Latin-script words in the page's text, as
+``<span lang="en">…</span>``. A single word is left as it is: WCAG excepts proper names and
+technical terms (GPU, PyTorch, Triton, eager), and a voice that changed for every one of them
+would be harder to follow, not easier. Left alone too: code (``pre``, ``code``, ``kbd``,
+``samp``), what is not prose (``script``, ``style``, ``textarea``, drawings in ``svg`` and
+``math``, whose text says its language on its own element), comments, attributes, anything
+inside an element that already says its language, and the hidden text material's copy
+button copies (``.clipboard-copy-txt``).
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKED_IN = frozenset({"ja"})  # the pages' languages whose prose is marked: written in another script than English
+
+# Elements whose text is not prose to mark: their whole content is copied as it is.
+SKIPPED = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "svg", "math", "template"})
+_HIDDEN_COPY = re.compile(r"""\bclass\s*=\s*["'][^"']*\bclipboard-copy-txt\b""", re.I)
+_HAS_LANG = re.compile(r"""\slang\s*=""", re.I)
+
+# A tag (attribute values may hold ">"), a comment, or a doctype/processing instruction.
+_QUOTED = r"""(?:"[^"]*"|'[^']*')"""
+_MARKUP = re.compile(rf"""<!--.*?-->|<[!?][^>]*>|</?([a-zA-Z][a-zA-Z0-9-]*)(?:[^"'>]|{_QUOTED})*>""", re.S)
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+
+# A Latin token: letters and digits, with inner _ ' ’ . - + / ("don't", "C++", "2.13.0+cpu"),
+# never ending in "." or "-" (a sentence's full stop stays outside). Words are tokens holding a letter.
+_TOKEN = r"[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/]*[A-Za-z0-9+])?"
+_SPACE = r"(?:[ \u00a0]|&nbsp;|&#160;|&#xa0;)+"  # between two words of a run; an entity is still text here
+_RUN = re.compile(rf"(?<![A-Za-z0-9_'’.+\-/&#]){_TOKEN}(?:{_SPACE}{_TOKEN})+(?![A-Za-z0-9_])")
+_LETTER = re.compile(r"[A-Za-z]")
+OPEN = '<span lang="en">'
+CLOSE = "</span>"
+
+
+def english_runs(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` (plain text, or HTML text between tags) holds a run of two or more Latin
+    words: (start, end) of each run, trimmed to start and end on a word."""
+    runs = []
+    for m in _RUN.finditer(text):
+        tokens = [t for t in re.finditer(_TOKEN, m.group()) if m.group()[t.start() - 1:t.start()] != "&"]  # not an entity's name
+        words = [t for t in tokens if _LETTER.search(t.group())]
+        if len(words) < 2:
+            continue
+        runs.append((m.start() + words[0].start(), m.start() + words[-1].end()))
+    return runs
+
+
+def _mark_text(text: str) -> str:
+    out, at = [], 0
+    for start, end in english_runs(text):
+        out += [text[at:start], OPEN, text[start:end], CLOSE]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def mark_english(html: str) -> str:
+    """``html`` (a page's content) with every run of two or more English words in its text marked
+    ``<span lang="en">``; everything else byte for byte as it was."""
+    out: list[str] = []
+    at = 0
+    skipping: str | None = None  # the element whose content is copied as it is
+    depth = 0  # how many of ``skipping`` are open
+    for m in _MARKUP.finditer(html):
+        text = html[at:m.start()]
+        out.append(text if skipping else _mark_text(text))
+        out.append(m.group())
+        at = m.end()
+        name = (m.group(1) or "").lower()
+        if not name:
+            continue  # a comment or a doctype
+        closing = m.group().startswith("</")
+        if skipping:
+            if name == skipping and not m.group().endswith("/>"):
+                depth += -1 if closing else 1
+                if depth == 0:
+                    skipping = None
+            continue
+        if closing or name in _VOID or m.group().endswith("/>"):
+            continue
+        if name in SKIPPED or _HAS_LANG.search(m.group()) or _HIDDEN_COPY.search(m.group()):
+            skipping, depth = name, 1
+    tail = html[at:]
+    out.append(tail if skipping else _mark_text(tail))
+    return "".join(out)
