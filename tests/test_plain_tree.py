@@ -32,7 +32,10 @@ def page_facts(path: Path) -> dict:
     and kernel name (with the device it was checked on), and its figures."""
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    from kernelbook.site.prose.language import unmark
+
+    # the plugin marks English phrases in Japanese prose lang="en" (a plain build does not): the same text
+    soup = BeautifulSoup(unmark(path.read_text(encoding="utf-8")), "html.parser")
     outside_figures = [n for n in soup.select(".kb-value, .kb-kernel") if n.find_parent("figure") is None]
     return {
         "examples": {div["id"]: _text(div) for div in soup.select("div.kb-example")},

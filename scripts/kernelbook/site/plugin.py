@@ -247,8 +247,7 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
             notebook_assets.write(getattr(page, "notebook_files", {}), Path(config.site_dir))
             html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang,
                                             self.config.repository, self.config.branch)
-        html = html.replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"')
-        return language.mark_english(html) if lang in language.MARKED_IN else html
+        return language.marked(html.replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"'), lang)
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link

@@ -91,3 +91,17 @@ def mark_english(html: str) -> str:
     tail = html[at:]
     out.append(tail if skipping else _mark_text(tail))
     return "".join(out)
+
+
+_MARKED = re.compile(re.escape(OPEN) + r"([^<]*)" + re.escape(CLOSE))
+
+
+def marked(html: str, lang: str) -> str:
+    """A page's content in ``lang``: its English phrases marked where the language is one of :data:`MARKED_IN`."""
+    return mark_english(html) if lang in MARKED_IN else html
+
+
+def unmark(html: str) -> str:
+    """``html`` as it was before :func:`mark_english` (whose spans hold text only): for what reads a page's
+    text as written (a leftover directive, a capture's string as the page shows it)."""
+    return _MARKED.sub(r"\1", html) if OPEN in html else html

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .language import unmark
 from .markdown_code import LOOKS_LIKE, outside_code
 
 # Elements whose text is code or never shown; and the build's own error marker, which the
@@ -35,7 +36,7 @@ def in_html(text: str, quoted: frozenset[str] = frozenset()) -> list[str]:
     """The directive-like texts written in ``text`` (HTML) outside code and tags; those a capture holds (``quoted``) aside."""
     if "[[" not in text:  # taking out code and tags puts spaces, never a "[", between the two: nothing to find
         return []
-    prose = _TAG.sub(" ", _NOT_PROSE.sub(" ", text))
+    prose = _TAG.sub(" ", _NOT_PROSE.sub(" ", unmark(text)))  # a phrase marked lang="en" is read as written
     found = [_excerpt(prose, m.start()) for m in LOOKS_LIKE.finditer(prose)]
     return [one for one in found if not any(one.startswith(q) for q in quoted)]
 
