@@ -302,8 +302,8 @@ def quiet_search(context) -> None:
     Material builds a search index of the whole site in a web worker on every page load (here
     about 0.7 s of CPU a load, beside the checks). The sweep never searches: the page's DOM is the
     same with an empty index, in every palette and width (test_accessibility checks it), so axe's
-    findings are too, and the CPU is left to the checks. A failed request would not do: material's later components, the code
-    blocks' keyboard focus among them, would not start.
+    findings are too, and the CPU is left to the checks. A failed request would not do: material's
+    later components, the code blocks' keyboard focus among them, would not start.
     """
     configs: dict[str, dict] = {}  # each language's index, by its address: read once
 
