@@ -25,12 +25,12 @@ touches all of them alike, and prints the median of ``--repeats`` runs and the r
 Then ``mkdocs serve`` of the book: the time from saving a one-word prose edit of a chapter
 page to the server answering with the edited page (median of ``--reloads``; target <= 2 s).
 
-``--chapters N``: the scaled book instead (``--also DIR``: that checkout's code building it, cold): chapters 1–4 copied, in both languages, as
-chapters 5..N (chapter k a copy of chapter (k - 5) % 4 + 1, the nav extended with each copy's
-page and notebook; everything else as is). Ours warm, ours cold and the baseline are each
-timed at 4 chapters and at N, round-robin in the same run, and the bench prints each variant's
+``--chapters N``: the scaled book instead (``--also DIR``: that checkout's code building it, cold): the book's R
+chapters copied, in both languages, as chapters R+1..N (chapter k a copy of chapter (k - R - 1) % R + 1, the nav
+extended with each copy's page and notebook; everything else as is). Ours warm, ours cold and the baseline are each
+timed at R chapters and at N, round-robin in the same run, and the bench prints each variant's
 slope (seconds per added chapter, both languages) and the ratio of the slopes (target: cold's
-slope <= 2x the baseline's, and cold at 4 chapters <= 2x the baseline), and the same cold build with only
+slope <= 2x the baseline's, and cold at R chapters <= 2x the baseline), and the same cold build with only
 the rendered notebook pages kept: what of the slope is nbconvert rendering pages the baseline never renders.
 
 ``--profile``: one cold build of the book (``--chapters N``: of the scaled book) in this

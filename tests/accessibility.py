@@ -52,7 +52,7 @@ class Pass:
 # custom properties on <body>), so the dark palette runs the colour rules. A phone's width changes
 # the layout, not the HTML, names, roles, languages or colours: it runs the rules a layout can
 # break (:data:`LAYOUT_RULES`), which no palette changes, so once. What only a phone shows in
-# colour (the narrow drawings) is test_accessibility_own's contrast check, at both widths.
+# colour (the narrow drawings) is the figures' own contrast check, which :func:`sweep` makes at both widths.
 PASSES = (
     Pass("light", 1280, None, True),
     Pass("dark", 1280, [], True),
@@ -296,6 +296,11 @@ def zoom_problems(page) -> list[str]:
 # ---------------------------------------------------------------- one sweep of the pages
 
 
+# material's search box says it is getting ready until its index is built (or there is no search on the page)
+SEARCH_READY = """() => { const m = document.querySelector('.md-search-result__meta');
+  return !m || !/Initializing|初期化/.test(m.textContent); }"""
+
+
 def quiet_search(context) -> None:
     """Hand material's search the site's own search settings with no page in them, in ``context``.
 
@@ -335,6 +340,7 @@ def sweep(page, url: str, paths: list[str], chosen: tuple[Pass, ...] = PASSES) -
     for path in paths:
         show(page, chosen[0].palette, chosen[0].width)
         page.goto(url + path, wait_until="load")
+        page.wait_for_function(SEARCH_READY)  # the page test_accessibility compares with and without quiet_search
         figures = page.locator("figure.kb-figure").count() > 0
         views = set()
         for one in chosen:

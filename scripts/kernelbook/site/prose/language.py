@@ -22,6 +22,8 @@ MARKED_IN = frozenset({"ja"})  # the pages' languages whose prose is marked: wri
 
 # Elements whose text is not prose to mark: their whole content is copied as it is.
 SKIPPED = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "svg", "math", "template"})
+# Of those, the ones whose content is raw text (a "<" there is no tag): skipped to their end tag at once.
+_RAW_TEXT = frozenset({"script", "style", "textarea"})
 _HIDDEN_COPY = re.compile(r"""\bclass\s*=\s*["'][^"']*\bclipboard-copy-txt\b""", re.I)
 _HAS_LANG = re.compile(r"""\slang\s*=""", re.I)
 
@@ -29,31 +31,41 @@ _HAS_LANG = re.compile(r"""\slang\s*=""", re.I)
 _QUOTED = r"""(?:"[^"]*"|'[^']*')"""
 _MARKUP = re.compile(rf"""<!--.*?-->|<[!?][^>]*>|</?([a-zA-Z][a-zA-Z0-9-]*)(?:[^"'>]|{_QUOTED})*>""", re.S)
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+_TAG_START = re.compile(r"<[A-Za-z/!?]")  # in text between tags: something the tag pattern could not read
 
 # A Latin token: letters and digits, with inner _ ' ’ . - + / ("don't", "C++", "2.13.0+cpu"),
 # never ending in "." or "-" (a sentence's full stop stays outside). Words are tokens holding a letter.
-_TOKEN = r"[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/]*[A-Za-z0-9+])?"
-_SPACE = r"(?:[ \u00a0]|&nbsp;|&#160;|&#xa0;)+"  # between two words of a run; an entity is still text here
-_RUN = re.compile(rf"(?<![A-Za-z0-9_'’.+\-/&#]){_TOKEN}(?:{_SPACE}{_TOKEN})+(?![A-Za-z0-9_])")
+_TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/]*[A-Za-z0-9+])?")
+# Not inside a token: after a letter, digit or inner mark, or after a quote that follows one ("don't").
+_RUN = re.compile(rf"(?<![A-Za-z0-9_.+\-/])(?<![A-Za-z0-9]['’]){_TOKEN.pattern}(?:[ \u00a0]+{_TOKEN.pattern})+(?![A-Za-z0-9_])")
+# An entity: a no-break space reads as a space between two words; any other breaks a run.
+_ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_SPACES = frozenset({"&nbsp;", "&#160;", "&#xa0;", "&#xA0;", "&#Xa0;", "&#XA0;"})
 _LETTER = re.compile(r"[A-Za-z]")
 OPEN = '<span lang="en">'
 CLOSE = "</span>"
+
+
+def _masked(text: str) -> str:
+    """``text`` with each entity replaced, length for length, by spaces (a no-break space) or by
+    a character no run holds (any other): offsets in it are offsets in ``text``."""
+    return _ENTITY.sub(lambda m: " " * len(m.group()) if m.group() in _SPACES else "\x00" * len(m.group()), text)
 
 
 def english_runs(text: str) -> list[tuple[int, int]]:
     """Where ``text`` (plain text, or HTML text between tags) holds a run of two or more Latin
     words: (start, end) of each run, trimmed to start and end on a word."""
     runs = []
-    for m in _RUN.finditer(text):
-        tokens = [t for t in re.finditer(_TOKEN, m.group()) if m.group()[t.start() - 1:t.start()] != "&"]  # not an entity's name
-        words = [t for t in tokens if _LETTER.search(t.group())]
-        if len(words) < 2:
-            continue
-        runs.append((m.start() + words[0].start(), m.start() + words[-1].end()))
+    for m in _RUN.finditer(_masked(text)):
+        words = [t for t in _TOKEN.finditer(m.group()) if _LETTER.search(t.group())]
+        if len(words) >= 2:
+            runs.append((m.start() + words[0].start(), m.start() + words[-1].end()))
     return runs
 
 
 def _mark_text(text: str) -> str:
+    if _TAG_START.search(text):  # a tag the pattern could not read (an unquoted value with a quote in it): never a span in it
+        return text
     out, at = [], 0
     for start, end in english_runs(text):
         out += [text[at:start], OPEN, text[start:end], CLOSE]
@@ -69,31 +81,31 @@ def mark_english(html: str) -> str:
     at = 0
     skipping: str | None = None  # the element whose content is copied as it is
     depth = 0  # how many of ``skipping`` are open
-    for m in _MARKUP.finditer(html):
+    while (m := _MARKUP.search(html, at)) is not None:
         text = html[at:m.start()]
-        out.append(text if skipping else _mark_text(text))
-        out.append(m.group())
+        out += [text if skipping else _mark_text(text), m.group()]
         at = m.end()
         name = (m.group(1) or "").lower()
+        closing = m.group().startswith("</")
         if not name:
             continue  # a comment or a doctype
-        closing = m.group().startswith("</")
         if skipping:
             if name == skipping and not m.group().endswith("/>"):
                 depth += -1 if closing else 1
-                if depth == 0:
-                    skipping = None
+                skipping = skipping if depth else None
             continue
         if closing or name in _VOID or m.group().endswith("/>"):
             continue
-        if name in SKIPPED or _HAS_LANG.search(m.group()) or _HIDDEN_COPY.search(m.group()):
+        if name in _RAW_TEXT:  # copied to its end tag as it is, whatever it holds
+            end = re.compile(rf"</{name}\s*>", re.I).search(html, at)
+            stop = end.end() if end else len(html)
+            out.append(html[at:stop])
+            at = stop
+        elif name in SKIPPED or _HAS_LANG.search(m.group()) or _HIDDEN_COPY.search(m.group()):
             skipping, depth = name, 1
     tail = html[at:]
     out.append(tail if skipping else _mark_text(tail))
     return "".join(out)
-
-
-_MARKED = re.compile(re.escape(OPEN) + r"([^<]*)" + re.escape(CLOSE))
 
 
 def marked(html: str, lang: str) -> str:
@@ -101,7 +113,11 @@ def marked(html: str, lang: str) -> str:
     return mark_english(html) if lang in MARKED_IN else html
 
 
+_MARKED = re.compile(re.escape(OPEN) + r"([^<]*)" + re.escape(CLOSE))
+
+
 def unmark(html: str) -> str:
-    """``html`` as it was before :func:`mark_english` (whose spans hold text only): for what reads a page's
-    text as written (a leftover directive, a capture's string as the page shows it)."""
+    """``html`` without the marks of English phrases (:func:`mark_english`'s, or an author's own
+    ``<span lang="en">`` around text): for what reads a page's text as written (a leftover directive,
+    a capture's string as the page shows it)."""
     return _MARKED.sub(r"\1", html) if OPEN in html else html
