@@ -80,7 +80,8 @@ def test_a_rehearsal_keeps_every_capture_made_when_one_fails_and_the_budget_stop
     done = subprocess.run(["bash", str(book / "scripts" / "gpu_session.sh"), str(out), "--device", "cpu", "--jobs", "2", "--budget", "75"],
                           capture_output=True, text=True, timeout=240, cwd=tmp_path,
                           env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "PYTHON": sys.executable,
-                               "CUDA_VISIBLE_DEVICES": "", "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")})
+                               "CUDA_VISIBLE_DEVICES": "", "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor"),
+                               "PYTHONDONTWRITEBYTECODE": "1"})  # its scripts/ is the checkout's: no __pycache__ there
     log = (out / "session.log").read_text(encoding="utf-8")
     assert done.stdout == log and done.returncode == 124, log
     assert "capturing 2 of 3 snippet(s) on cpu, 2 at a time (they time nothing)" in log
@@ -119,7 +120,7 @@ def test_the_sessions_commands_run_without_the_site_half(tmp_path):
     def kb(root: Path, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", WITHOUT_THE_SITE_HALF, *args], cwd=root, capture_output=True, text=True, timeout=300,
                               env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "scripts"), "CUDA_VISIBLE_DEVICES": "",
-                                   "HOME": os.environ.get("HOME", "/tmp")})
+                                   "HOME": os.environ.get("HOME", "/tmp"), "PYTHONDONTWRITEBYTECODE": "1"})
 
     captured = kb(book, "capture", "--device", "cpu", "--jobs", "2")
     assert captured.returncode == 0 and "captured 2 of 2" in captured.stderr, captured.stderr

@@ -80,7 +80,8 @@ def tree(root: Path, reference: str | None = "a100_80gb", snippets=("ch01/a", "c
 
 def kb(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "kernelbook", *args], cwd=root, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT / "scripts"), "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": ""}, timeout=120)
+                          env={"PYTHONPATH": str(ROOT / "scripts"), "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "",
+                               "PYTHONDONTWRITEBYTECODE": "1"}, timeout=120)  # no __pycache__ in the checkout
 
 
 # ---------------------------------------------------------------- layout, status, --strict, the book
