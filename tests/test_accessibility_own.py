@@ -232,6 +232,27 @@ def test_an_unmarked_english_phrase_fails_and_the_marking_marks_it():
     assert fixed.count('<span lang="en">') == 2 and "<code>import torch</code>" in fixed and "PyTorch の" in fixed
 
 
+@pytest.mark.parametrize(("html", "marked"), [
+    ("(eager mode) の PyTorch", "(<span lang=\"en\">eager mode</span>) の PyTorch"),
+    ("GPU メモリ と H100", "GPU メモリ と H100"),  # single words: names and terms
+    ("Figure&#xa0;two の図", "<span lang=\"en\">Figure&#xa0;two</span> の図"),  # a no-break space joins, never split
+    ("a &amp; b and c", "a &amp; <span lang=\"en\">b and c</span>"),  # any other entity breaks a run
+    ("'eager mode' と don't stop", "'<span lang=\"en\">eager mode</span>' と <span lang=\"en\">don't stop</span>"),
+    ("<script>for(i=0;i<n;i++){s=\"x>\"}</script><p>eager mode です</p>",
+     "<script>for(i=0;i<n;i++){s=\"x>\"}</script><p><span lang=\"en\">eager mode</span> です</p>"),
+    ("<svg><text>x y</text><svg>a b</svg> c d</svg> e f", "<svg><text>x y</text><svg>a b</svg> c d</svg> <span lang=\"en\">e f</span>"),
+    ("<SPAN LANG=ja>x y</SPAN> <!-- a b --> z w", "<SPAN LANG=ja>x y</SPAN> <!-- a b --> <span lang=\"en\">z w</span>"),
+    ("<div class=\"clipboard-copy-txt\">import os\nimport torch</div>", "<div class=\"clipboard-copy-txt\">import os\nimport torch</div>"),
+    ("<a title=don't>x y</a> の", "<a title=don't>x y</a> の"),  # a tag it cannot read: nothing near it marked
+    ("<br/>a b<img src=x alt=\"c d\">e f", "<br/><span lang=\"en\">a b</span><img src=x alt=\"c d\"><span lang=\"en\">e f</span>"),
+])
+def test_the_marker_marks_runs_of_english_words_in_text_and_changes_nothing_else(html, marked):
+    from kernelbook.site.prose.language import mark_english, unmark
+
+    assert mark_english(html) == marked
+    assert unmark(marked) == html
+
+
 # ---------------------------------------------------------------- glossary terms and predictions: more than a tooltip
 
 
