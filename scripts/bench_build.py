@@ -32,6 +32,11 @@ timed at R chapters and at N, round-robin in the same run, and the bench prints 
 slope (seconds per added chapter, both languages) and the ratio of the slopes (target: cold's
 slope <= 2x the baseline's, and cold at R chapters <= 2x the baseline), and the same cold build with only
 the rendered notebook pages kept: what of the slope is nbconvert rendering pages the baseline never renders.
+And the baseline over our Markdown: the baseline's build with each Markdown page replaced by the text ours
+hands to Python-Markdown (directives rendered, terms linked; written out by a cold build of ours), code
+highlighted once per process as ours does it: what converting the book's pages costs the generator
+without kernelbook: the floor under a cold build of these pages through MkDocs' Markdown conversion, whatever
+kernelbook does; ours over it is what kernelbook adds.
 
 ``--profile``: one cold build of the book (``--chapters N``: of the scaled book) in this
 process, sampled every millisecond (the stack of the build's thread), and what each part
@@ -71,6 +76,7 @@ GLOSSARY_TARGET = 2.0
 RELOAD_TARGET = 2.0
 SLOPE_TARGET = 2.0  # --chapters: ours (cold) per added chapter / the baseline's
 SCALED_COLD_TARGET = 2.0  # --chapters: ours (cold) at 4 chapters / the baseline
+CONVERTED = "baseline over our Markdown"  # --chapters: the baseline given the Markdown ours converts (with_our_markdown)
 
 
 def copy_book(source: Path, dest: Path) -> Path:
@@ -127,6 +133,50 @@ def baseline(tmp: Path, name: str, *, jupyter: bool, chapters: int = 0) -> Path:
         config = without_plugin(config, "mkdocs-jupyter")
         config = "\n".join(line for line in config.splitlines() if not line.strip().endswith("notebook.ipynb")) + "\n"
     (book / "mkdocs.yml").write_text(config, encoding="utf-8")
+    return book
+
+
+# Run in a build of ours: each Markdown page's text as MkDocs hands it to Python-Markdown, written under OUT.
+_DUMP = """
+import sys
+from pathlib import Path
+from mkdocs.structure import pages
+out, convert = Path(sys.argv[1]), pages.Page.render
+def render(self, config, files):
+    path = out / self.file.src_uri
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(self.markdown, encoding="utf-8")
+    return convert(self, config, files)
+pages.Page.render = render
+sys.argv = ["mkdocs", "build", "-q", "--site-dir", sys.argv[2]]
+from mkdocs.__main__ import cli
+cli()
+"""
+
+
+def with_our_markdown(tmp: Path, name: str, ours: Path, chapters: int = 0) -> Path:
+    """The baseline over the Markdown that ours hands to Python-Markdown (``ours`` built cold once, each
+    page's text written out): every directive rendered, terms linked. What converting the book's pages
+    costs the generator by itself; ours over it is what kernelbook adds. Code is highlighted once per
+    process, as ours does (``caches/pages.keep_highlights``, from a MkDocs hook): the chapters' copies and
+    the two languages show the same code, and the generator would otherwise pay for highlighting it again
+    where ours does not. Not strict: what the plugin checks only warns here (there is nothing to warn of
+    in this book)."""
+    dumped = tmp / f"{name}-markdown"
+    empty(ours / ".kernelbook" / "cache", ())  # a page kept in the cache is never converted, so never written
+    done = subprocess.run([sys.executable, "-c", _DUMP, str(dumped), str(tmp / f"{name}-site")], cwd=ours,
+                          env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"bench: the build of {ours} that writes its pages' Markdown failed:\n{done.stderr[-4000:]}")
+    book = baseline(tmp, name, jupyter=True, chapters=chapters)
+    for page in dumped.rglob("*.md"):
+        shutil.copyfile(page, book / "docs" / page.relative_to(dumped))
+    (book / "kept_highlights.py").write_text(
+        "from kernelbook.site.caches.pages import keep_highlights\n\n\ndef on_config(config):\n    keep_highlights()\n",
+        encoding="utf-8")
+    config = book / "mkdocs.yml"
+    text = re.sub(r"(?m)^strict: true$", "strict: false", config.read_text(encoding="utf-8"))
+    config.write_text(text + "hooks:\n  - kept_highlights.py\n", encoding="utf-8")
     return book
 
 
@@ -365,6 +415,7 @@ def scaled_bench(args, tmp: Path, ours: Path) -> int:
     big = scaled(copy_book(ROOT, tmp / f"ours-{n}"), n)
     books = {real: (ours, baseline(tmp, "baseline", jupyter=True)),
              n: (big, baseline(tmp, f"baseline-{n}", jupyter=True, chapters=n))}
+    converted = {real: with_our_markdown(tmp, "converted", ours), n: with_our_markdown(tmp, f"converted-{n}", big, n)}
     # (variant, chapters): (book, the cache folders kept when it is emptied before each run (None: not emptied),
     # PYTHONPATH first). "cold but the notebook pages": nbconvert's rendering of the two notebook pages a chapter
     # has (the baseline renders none: static-i18n makes them downloads) taken out of the cold build.
@@ -374,7 +425,8 @@ def scaled_bench(args, tmp: Path, ours: Path) -> int:
         variants[("ours, cold", size)] = (book, (), None)
         variants[("ours, cold but the notebook pages", size)] = (book, ("notebooks",), None)
         variants[("baseline", size)] = (base, None, None)
-    names = ["baseline", "ours, warm", "ours, cold", "ours, cold but the notebook pages"]
+        variants[(CONVERTED, size)] = (converted[size], None, None)
+    names = ["baseline", CONVERTED, "ours, warm", "ours, cold", "ours, cold but the notebook pages"]
     for i, other in enumerate(args.also):  # another checkout's code over this book: its cold build, side by side
         names.append(f"also {other}, cold")
         for size in books:
@@ -414,6 +466,10 @@ def scaled_bench(args, tmp: Path, ours: Path) -> int:
     print(f"  of the cold slope, rendering the notebook pages is "
           f"{slopes['ours, cold'] - slopes[but]:.3f} s a chapter; without it, slope / baseline slope = "
           f"{slopes[but] / slopes['baseline'] if slopes['baseline'] > 0 else float('inf'):.2f}")
+    print(f"  converting ours' pages alone (the baseline over kernelbook's Markdown) has slope / baseline slope = "
+          f"{slopes[CONVERTED] / slopes['baseline'] if slopes['baseline'] > 0 else float('inf'):.2f}; ours (cold) over it: "
+          f"slope {slopes['ours, cold'] / slopes[CONVERTED] if slopes[CONVERTED] > 0 else float('inf'):.2f}x, "
+          f"at {real} chapters {medians[('ours, cold', real)] / medians[(CONVERTED, real)]:.2f}x")
     return 0
 
 

@@ -208,3 +208,18 @@ def test_what_a_capture_holds_is_its_text_not_a_leftover_directive():
     assert {"[[kb:x]]", "[[KB:run <y>]]", "[[KB:run &lt;y&gt;]]"} <= quoted
     page = "<p>k[[kb:x]]&lt;b&gt; said [[KB:run &lt;y&gt;]] and more, but [[kb:nope]] and [[kb:x</p>"
     assert unrendered.in_html(page, quoted) == ["[[kb:nope]]", "[[kb:x"]
+
+
+def test_within_says_what_a_pass_over_every_span_says():
+    """``within`` (a search by start) answers as ``any(a <= offset < b)`` over the spans, in any order,
+    overlapping, nested, empty or touching: a page's code spans and its directives are asked of it."""
+    import random
+
+    from kernelbook.site.prose.markdown_code import within
+
+    rng = random.Random(5)
+    for _ in range(300):
+        spans = [(a, a + rng.randint(0, 12)) for a in (rng.randint(0, 60) for _ in range(rng.randint(0, 8)))]
+        inside = within(spans)
+        for offset in range(-2, 80):
+            assert inside(offset) == any(a <= offset < b for a, b in spans), (spans, offset)

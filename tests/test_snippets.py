@@ -125,6 +125,15 @@ def test_source_hash_ignores_unrelated_files(tmp_path):
     assert source_hash(snippet) != before
 
 
+def test_a_helper_written_after_its_snippet_was_read_is_followed(tmp_path):
+    """What a snippet imports is kept by its source; which of those are files beside it is looked up each time."""
+    folder = tmp_path / "snippets" / "ch01"
+    snippet = write(folder / "a.py", "from _helpers import SCALE\nprint(SCALE)\n")
+    before = source_hash(snippet)
+    write(folder / "_helpers.py", "SCALE = 2\n")
+    assert source_hash(snippet) != before
+
+
 def test_source_hash_survives_a_syntax_error(tmp_path):
     bad = write(tmp_path / "bad.py", "def broken(:\n")
     assert len(source_hash(bad)) == 64

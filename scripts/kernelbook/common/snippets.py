@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -87,22 +88,30 @@ def _matches(snippet: Snippet, pattern: str) -> bool:
 
 def local_imports(path: Path, source: str) -> list[Path]:
     """Modules a snippet imports that live beside it (their edits change its output)."""
+    found = []
+    for name in imported_names(source):
+        for candidate in (path.parent / f"{name}.py", path.parent / name / "__init__.py"):
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def imported_names(source: str) -> tuple[str, ...]:
+    """The top-level names a module's ``import`` statements name (absolute imports only), sorted;
+    none when it is not Python. Kept by the source: a build reads each snippet for its hash, for
+    the captures' freshness and for both languages' notebooks, and parsing it is most of that."""
     try:
-        tree = ast.parse(source, filename=str(path))
+        tree = ast.parse(source)
     except SyntaxError:
-        return []
+        return ()
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
-    found = []
-    for name in sorted(names):
-        for candidate in (path.parent / f"{name}.py", path.parent / name / "__init__.py"):
-            if candidate.is_file():
-                found.append(candidate)
-    return found
+    return tuple(sorted(names))
 
 
 def sources(path: Path) -> list[tuple[Path, str]]:

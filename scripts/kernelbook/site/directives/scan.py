@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..prose.markdown_code import LOOKS_LIKE, code_spans, inside
+from ..prose.markdown_code import LOOKS_LIKE, code_spans, within
 from .context import Context
 from .registry import Directive, Registry
 
@@ -22,14 +22,14 @@ Render = Callable[[bool, Directive], str]  # (is a block, directive) -> its rend
 
 def substitute(markdown: str, ctx: Context, registry: Registry, render: Render) -> str:
     """``markdown`` with each directive outside code replaced by ``render``'s text; leftovers reported."""
-    code = code_spans(markdown)
+    in_code = within(code_spans(markdown))
     done: list[tuple[int, int]] = []
 
     def line(offset: int) -> int:
         return ctx.first_line + markdown.count("\n", 0, offset) + 1
 
     def one(m: re.Match[str]) -> str:
-        if inside(m.start(), code):
+        if in_code(m.start()):
             return m.group(0)
         done.append((m.start(), m.end()))
         if m.group("block") is not None:
@@ -37,8 +37,9 @@ def substitute(markdown: str, ctx: Context, registry: Registry, render: Render) 
         return render(False, registry.read_inline(m, line(m.start())))
 
     out = registry.pattern().sub(one, markdown)
+    in_done = within(done)
     for m in LOOKS_LIKE.finditer(markdown):
-        if not inside(m.start(), code) and not inside(m.start(), done):
+        if not in_code(m.start()) and not in_done(m.start()):
             ctx.error(_as_written(markdown, m.start()), _why(markdown, m.start()), line=line(m.start()))
     return out
 

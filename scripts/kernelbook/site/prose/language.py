@@ -64,6 +64,8 @@ def english_runs(text: str) -> list[tuple[int, int]]:
 
 
 def _mark_text(text: str) -> str:
+    if " " not in text and "\u00a0" not in text and "&" not in text:  # no two words without a space between them
+        return text
     if _TAG_START.search(text):  # a tag the pattern could not read (an unquoted value with a quote in it): never a span in it
         return text
     out, at = [], 0
@@ -79,32 +81,36 @@ def mark_english(html: str) -> str:
     ``<span lang="en">``; everything else byte for byte as it was."""
     out: list[str] = []
     at = 0
-    skipping: str | None = None  # the element whose content is copied as it is
+    skipping: str | None = None  # the element whose content is copied as it is (appended when it ends)
     depth = 0  # how many of ``skipping`` are open
-    while (m := _MARKUP.search(html, at)) is not None:
-        text = html[at:m.start()]
-        out += [text if skipping else _mark_text(text), m.group()]
-        at = m.end()
-        name = (m.group(1) or "").lower()
-        closing = m.group().startswith("</")
-        if not name:
-            continue  # a comment or a doctype
-        if skipping:
-            if name == skipping and not m.group().endswith("/>"):
-                depth += -1 if closing else 1
-                skipping = skipping if depth else None
+    found = _MARKUP.finditer(html)
+    while (m := next(found, None)) is not None:
+        tag, name = m.group(), m.group(1)
+        if skipping:  # only its own name's tags count (a comment has no name)
+            if name is not None and len(name) == len(skipping) and name.lower() == skipping and not tag.endswith("/>"):
+                depth += -1 if tag.startswith("</") else 1
+                if not depth:
+                    out.append(html[at:m.end()])
+                    at, skipping = m.end(), None
             continue
-        if closing or name in _VOID or m.group().endswith("/>"):
+        if m.start() > at:
+            out.append(_mark_text(html[at:m.start()]))
+        out.append(tag)
+        at = m.end()
+        if name is None or tag.startswith("</") or tag.endswith("/>"):
+            continue  # a comment or a doctype, an end tag, a self-closed element
+        name = name.lower()
+        if name in _VOID:
             continue
         if name in _RAW_TEXT:  # copied to its end tag as it is, whatever it holds
             end = re.compile(rf"</{name}\s*>", re.I).search(html, at)
             stop = end.end() if end else len(html)
             out.append(html[at:stop])
             at = stop
-        elif name in SKIPPED or _HAS_LANG.search(m.group()) or _HIDDEN_COPY.search(m.group()):
+            found = _MARKUP.finditer(html, at)  # the next tag is searched for from its end
+        elif name in SKIPPED or _HAS_LANG.search(tag) or _HIDDEN_COPY.search(tag):
             skipping, depth = name, 1
-    tail = html[at:]
-    out.append(tail if skipping else _mark_text(tail))
+    out.append(html[at:] if skipping else _mark_text(html[at:]))
     return "".join(out)
 
 

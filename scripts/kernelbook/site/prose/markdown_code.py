@@ -14,6 +14,9 @@ Python-Markdown and Jupyter do closely enough for a book's pages:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from itertools import accumulate
 
 from .text import FENCE
 
@@ -28,24 +31,36 @@ Line = tuple[int, str]  # (offset in the page, text without its newline)
 def code_spans(markdown: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every stretch of ``markdown`` shown as code, in order."""
     fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    in_fence = within(fences)
     lines, offset = [], 0
     for text in markdown.split("\n"):
-        if not any(a <= offset < b for a, b in fences):
+        if not in_fence(offset):
             lines.append((offset, text))
         offset += len(text) + 1
     blocks = fences + _indented(lines)
-    spans = [(m.start(), m.end()) for m in _SPAN.finditer(markdown) if not inside(m.start(), blocks)]
+    in_block = within(blocks)
+    spans = [(m.start(), m.end()) for m in _SPAN.finditer(markdown) if not in_block(m.start())]
     return sorted(blocks + spans)
 
 
-def inside(offset: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= offset < b for a, b in spans)
+def within(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether an offset is inside one of ``spans`` (``(start, end)``, end excluded; in any order,
+    overlapping or not), asked of many offsets: a search among the spans by their start, not a pass
+    over all of them (a page has hundreds of code spans and of directives)."""
+    ordered = sorted(spans)
+    starts = [a for a, _ in ordered]
+    reach = list(accumulate((b for _, b in ordered), max))  # the furthest end of the spans starting so far
+
+    def test(offset: int) -> bool:
+        i = bisect_right(starts, offset) - 1
+        return i >= 0 and reach[i] > offset
+    return test
 
 
 def outside_code(markdown: str, pattern: re.Pattern[str] = LOOKS_LIKE) -> list[re.Match[str]]:
     """The matches of ``pattern`` that are not in code."""
-    code = code_spans(markdown)
-    return [m for m in pattern.finditer(markdown) if not inside(m.start(), code)]
+    in_code = within(code_spans(markdown))
+    return [m for m in pattern.finditer(markdown) if not in_code(m.start())]
 
 
 def _indented(lines: list[Line]) -> list[tuple[int, int]]:
