@@ -242,6 +242,7 @@ PARTS = (
     ("  styles and pictures as files (notebooks/assets.py)", ("kernelbook/site/notebooks/assets.py", "externalize")),
     ("search entries (material's parse)", ("material/plugins/search/plugin.py", "on_page_context")),
     ("templates (jinja)", ("mkdocs/commands/build.py", "_build_template")),
+    ("English phrases marked (prose/language.py)", ("kernelbook/site/prose/language.py", "marked")),
     ("served pages (minify, titles)", ("kernelbook/site/minify.py", "html_kept")),
     ("per-language search indexes (kernelbook)", ("kernelbook/site/plugin.py", "_split_search")),
     ("the other language's build (static-i18n, nested)", ("mkdocs_static_i18n/plugin.py", "on_post_build")),

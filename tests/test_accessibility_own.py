@@ -245,12 +245,34 @@ def test_an_unmarked_english_phrase_fails_and_the_marking_marks_it():
     ("<div class=\"clipboard-copy-txt\">import os\nimport torch</div>", "<div class=\"clipboard-copy-txt\">import os\nimport torch</div>"),
     ("<a title=don't>x y</a> の", "<a title=don't>x y</a> の"),  # a tag it cannot read: nothing near it marked
     ("<br/>a b<img src=x alt=\"c d\">e f", "<br/><span lang=\"en\">a b</span><img src=x alt=\"c d\"><span lang=\"en\">e f</span>"),
+    # a "<" in raw text that would read as a tag running past its end: tags are read again from the end tag
+    ("<script>if(a<b)</script><p>e f</p>", "<script>if(a<b)</script><p><span lang=\"en\">e f</span></p>"),
+    ("<PRE>a b<pre>c d</PRE> e f</pre> g h", "<PRE>a b<pre>c d</PRE> e f</pre> <span lang=\"en\">g h</span>"),  # nested, any case
 ])
 def test_the_marker_marks_runs_of_english_words_in_text_and_changes_nothing_else(html, marked):
     from kernelbook.site.prose.language import mark_english, unmark
 
     assert mark_english(html) == marked
     assert unmark(marked) == html
+
+
+def test_the_marker_only_ever_adds_its_spans_and_marks_nothing_twice():
+    """Random strings of tags, entities, code and words: taking the marks out gives the input back, and a
+    marked page is marked already."""
+    import random
+
+    from kernelbook.site.prose.language import mark_english, unmark
+
+    pieces = ["<pre>", "</pre>", "<code>", "</code>", "<svg>", "</svg>", "<script>", "</script>", "<style>", "</style>",
+              "<!-- a b -->", "<br>", "<br/>", "<p>", "</p>", "<b title=\"x>y\">", "</b>", "<span lang=\"ja\">", "</span>",
+              "eager mode", " CUDA C++ guide ", "&nbsp;", "&amp;", "&#xa0;", "word", " ", "の", "<", ">", "'", '"',
+              "<PRE>", "</Pre >", "<textarea>", "</textarea>", "torch 2.13.0+cpu", "<img alt=\"c d\">", "<!doctype html>"]
+    rng = random.Random(43)
+    for _ in range(3000):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        marked = mark_english(html)
+        assert unmark(marked) == html, html
+        assert mark_english(marked) == marked, html
 
 
 # ---------------------------------------------------------------- glossary terms and predictions: more than a tooltip
