@@ -89,7 +89,7 @@ def _matches(snippet: Snippet, pattern: str) -> bool:
 def local_imports(path: Path, source: str) -> list[Path]:
     """Modules a snippet imports that live beside it (their edits change its output)."""
     found = []
-    for name in imported_names(source):
+    for name in imported_names(source, str(path)):
         for candidate in (path.parent / f"{name}.py", path.parent / name / "__init__.py"):
             if candidate.is_file():
                 found.append(candidate)
@@ -97,12 +97,13 @@ def local_imports(path: Path, source: str) -> list[Path]:
 
 
 @functools.lru_cache(maxsize=1024)
-def imported_names(source: str) -> tuple[str, ...]:
+def imported_names(source: str, filename: str) -> tuple[str, ...]:
     """The top-level names a module's ``import`` statements name (absolute imports only), sorted;
-    none when it is not Python. Kept by the source: a build reads each snippet for its hash, for
-    the captures' freshness and for both languages' notebooks, and parsing it is most of that."""
+    none when it is not Python. Kept by the source and the file's name (which a warning of the parse
+    names): a build reads each snippet for its hash, for the captures' freshness and for both
+    languages' notebooks, and parsing it is most of that."""
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(source, filename=filename)
     except SyntaxError:
         return ()
     names: set[str] = set()
