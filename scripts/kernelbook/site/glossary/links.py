@@ -36,6 +36,7 @@ from re._casefix import _EXTRA_CASES
 from ..directives import REGISTRY
 from ..directives.registry import LEFTOVER
 from .terms import Glossary, Link, Term, notebook_link, page_link  # noqa: F401 - the link writers, re-exported
+from ..prose.markdown_code import within
 from ..prose.text import FENCE
 from ..prose.sections import page_url
 
@@ -269,8 +270,8 @@ _LINKED: dict[tuple, tuple[Glossary, str]] = {}
 
 def _link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link: Link) -> str:
     spans = protected(markdown)
-    fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
-    heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not any(a <= m.start() < b for a, b in fences)]
+    in_fence = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
+    heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not in_fence(m.start())]
     used: dict[int, set[str]] = {}
     for term_id, offset in explicit(markdown):  # an explicit link takes its section's link
         used.setdefault(bisect.bisect_right(heads, offset), set()).add(term_id)
@@ -291,10 +292,10 @@ def _link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link
 
 def explicit(markdown: str) -> list[tuple[str, int]]:
     """``(id, offset)`` of each ``[[kb:term ID ...]]`` outside code."""
-    fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    in_fence = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
     found = []
     for m in REGISTRY.inline_pattern().finditer(markdown):
-        if m.group("name") == "term" and not any(a <= m.start() < b for a, b in fences):
+        if m.group("name") == "term" and not in_fence(m.start()):
             found.append((m.group("arg").split()[0] if m.group("arg").split() else "", m.start()))
     return found
 
@@ -312,13 +313,13 @@ def unknown_terms(markdown: str, glossary: Glossary, page: str, glossary_page: s
     (``ch01/index.md``, ``glossary.md``); links are read as MkDocs resolves them, to the
     ``.md`` file or to its directory URL (``../glossary/#kernel``).
     """
-    code = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
-    code += [(m.start(), m.end()) for m in _PROTECTED[2].finditer(markdown)]
+    in_code = within([(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+                     + [(m.start(), m.end()) for m in _PROTECTED[2].finditer(markdown)])
     known = set(glossary.ids) | {t.chapter for t in glossary.terms}
     found = []
     for pattern in (_MD_LINK, _HTML_LINK):
         for m in pattern.finditer(markdown):
-            if any(a <= m.start() < b for a, b in code):
+            if in_code(m.start()):
                 continue
             url = m.group("url").strip("<>")
             path, _, anchor = url.partition("#")

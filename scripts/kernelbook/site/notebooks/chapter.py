@@ -38,6 +38,7 @@ from urllib.parse import quote
 from ...common.records import Capture, write_atomic
 from ...common.snippets import local_imports, read_source
 from ..prose import objectives, unrendered
+from ..prose.markdown_code import within
 from ..book import Entry, load_book
 from ..directives import Context, render_notebook
 from ..prose.escape import inert
@@ -182,9 +183,9 @@ def left_as_written(nb: dict[str, Any], page: str) -> list[str]:
 def _without_title(body: str) -> str:
     """The page without its ``#`` title line (outside code): the title cell says it. Its line stays,
     blank, so that what the render reports names the page's lines."""
-    code = [(m.start(), m.end()) for m in FENCE.finditer(body)]
+    in_code = within((m.start(), m.end()) for m in FENCE.finditer(body))
     for m in _TITLE_LINE.finditer(body):
-        if not any(a <= m.start() < b for a, b in code):
+        if not in_code(m.start()):
             return body[:m.start()] + "\n" * m.group(0).count("\n") + body[m.end():]
     return body
 
@@ -196,7 +197,7 @@ def _pieces(markdown: str, marks) -> list[tuple[str, Any, str]]:
     order); a code cell's marker ends one; Markdown after a code cell in the same section
     is a cell of its own (``p-<anchor>``).
     """
-    code = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    in_code = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
     anchors = iter(marks)
     section, out, start = "intro", [], 0
 
@@ -208,7 +209,7 @@ def _pieces(markdown: str, marks) -> list[tuple[str, Any, str]]:
             out.append(("markdown", text.strip("\n"), cell_id))
 
     for m in _CUT.finditer(markdown):
-        if any(a <= m.start() < b for a, b in code):
+        if in_code(m.start()):
             continue
         add(markdown[start:m.start()])
         if m.group("cell") is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from .labels import label
+from .markdown_code import within
 from .text import FENCE, front_matter
 
 
@@ -51,8 +52,8 @@ def after_title(markdown: str, block: str) -> str:
     """``markdown`` with ``block`` right after its ``#`` title (outside code), or first if it has none."""
     if not block:
         return markdown
-    code = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    in_code = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
     for m in _TITLE.finditer(markdown):
-        if not any(a <= m.start() < b for a, b in code):
+        if not in_code(m.start()):
             return markdown[: m.end()] + "\n\n" + block + markdown[m.end():]
     return block + "\n" + markdown
