@@ -165,6 +165,51 @@ def test_plain_mkdocs_build_names_a_bad_name_without_a_traceback(tmp_path):
     assert "snippets/ch01/with space.py: chapter and snippet names must match [a-z0-9_]+" in done.stderr
 
 
+# ---------------------------------------------------------------- a config MkDocs refuses
+
+# The child hides the kernelbook entry point of the MkDocs plugins, as a Python the book was never
+# installed into has it (`PYTHONPATH=scripts` alone), before mkdocs or kernelbook looks it up.
+WITHOUT_THE_PLUGIN = """
+import importlib.metadata as metadata
+import sys
+found = metadata.entry_points
+def entry_points(**selection):
+    entries = found(**selection)
+    return [e for e in entries if e.name != "kernelbook"] if selection.get("group") == "mkdocs.plugins" else entries
+metadata.entry_points = entry_points
+from kernelbook.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def refused(done: subprocess.CompletedProcess, *words: str) -> str:
+    """Exit 2; MkDocs' own ERROR line(s), then one line of kernelbook's holding every word; no traceback, no 'internal error'."""
+    assert done.returncode == 2, (done.returncode, done.stderr[-3000:])
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr[-3000:]
+    ours = [line for line in done.stderr.splitlines() if line.startswith("kernelbook: ")]
+    assert len(ours) == 1, done.stderr[-3000:]
+    for word in words:
+        assert word in ours[0], (word, ours[0])
+    return ours[0]
+
+
+@pytest.mark.parametrize("command", [["build", "--no-capture"], ["notebooks"]], ids=" ".join)
+def test_a_plugin_mkdocs_cannot_find_is_named_with_the_config(tmp_path, command):
+    book = make_project(tmp_path / "book")
+    write(book / "mkdocs.yml", "site_name: t\nplugins:\n  - kernelbook\n  - no_such_plugin_here\n")
+    done = run_cli(*command, root=book, timeout=300, **MKDOCS_ENV)
+    refused(done, f"{book / 'mkdocs.yml'}: MkDocs refused this config", "ERROR line")
+    assert "no_such_plugin_here" in done.stderr  # MkDocs' line, above ours
+    assert not (book / "site").exists()
+
+
+@pytest.mark.parametrize("command", [["build", "--no-capture"], ["notebooks"]], ids=" ".join)
+def test_a_python_without_the_book_installed_is_told_how_to_install_it(command):
+    done = subprocess.run([sys.executable, "-c", WITHOUT_THE_PLUGIN, *command], cwd=ROOT, env=cli_env(**MKDOCS_ENV),
+                          capture_output=True, text=True, timeout=300)
+    refused(done, "the kernelbook MkDocs plugin is not installed in this Python", sys.executable, f"pip install -e {ROOT}", "make .venv/.installed")
+
+
 # ---------------------------------------------------------------- kernelbook serve
 
 

@@ -5,7 +5,9 @@ No mkdocs import at module level: ``load`` imports it when asked to load a confi
 
 from __future__ import annotations
 
+import sys
 import warnings
+from importlib.metadata import entry_points
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -129,11 +131,20 @@ def load(root: Path, *, plugin: dict | None = None, **mkdocs_options) -> tuple[o
     ``mkdocs_options``: MkDocs settings, e.g. ``site_dir=...``, ``strict=True``.
     """
     from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError
 
     path = Path(root) / "mkdocs.yml"
     if not path.is_file():
         raise KernelbookError(f"{path}: no MkDocs config here; run kernelbook in the book's folder (where mkdocs.yml is)")
-    config = load_config(str(path), **mkdocs_options)
+    try:
+        config = load_config(str(path), **mkdocs_options)
+    except (Abort, ConfigurationError) as exc:  # MkDocs has logged each reason as an ERROR line already
+        if not plugin_installed():
+            raise KernelbookError(
+                f"{path}: the kernelbook MkDocs plugin is not installed in this Python ({sys.executable}); "
+                f"install the book's package into it: `pip install -e {Path(root).resolve()}` (or `make .venv/.installed`, "
+                "which makes .venv/ with it)") from None
+        raise KernelbookError(f"{path}: MkDocs refused this config ({exc}); the ERROR line(s) above say what to change") from None
     found = config.plugins.get("kernelbook")
     if found is None:
         raise KernelbookError(f"{path}: the kernelbook plugin is not configured (add `plugins: - kernelbook` to it)")
@@ -143,3 +154,8 @@ def load(root: Path, *, plugin: dict | None = None, **mkdocs_options) -> tuple[o
         return config, from_config(config, found.config)
     except ValueError as exc:  # an option that cannot work: one line, exit 2
         raise KernelbookError(str(exc)) from None
+
+
+def plugin_installed() -> bool:
+    """Whether this Python has the ``kernelbook`` MkDocs plugin registered (``pip install -e .`` registers it)."""
+    return any(entry.name == "kernelbook" for entry in entry_points(group="mkdocs.plugins"))
