@@ -139,6 +139,52 @@ def test_no_directive_reaches_a_built_page_a_notebook_or_the_search_index_as_wri
                 assert not LOOKS_LIKE.search(prose), f"{path.relative_to(ROOT)}: cell {cell['id']}"
 
 
+# HTML's parsing rules: the start tag of one of these closes an open <p>
+CLOSES_P = {"address", "article", "aside", "blockquote", "details", "dialog", "div", "dl", "fieldset", "figcaption", "figure",
+            "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "main", "menu", "nav", "ol", "p",
+            "pre", "section", "table", "ul"}
+
+
+def paragraphs_broken(markup: str) -> list[str]:
+    """Where a browser would break a paragraph: a block opened inside a ``<p>`` (which closes it there) and
+    the ``</p>`` left over, which it turns into an empty paragraph of its own."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Paragraphs(HTMLParser):
+        open_p = False
+
+        def handle_starttag(self, tag, attrs):
+            if tag in CLOSES_P and self.open_p:
+                found.append(f"line {self.getpos()[0]}: <{tag} class={dict(attrs).get('class')!r}> inside a <p>")
+            self.open_p = tag == "p" or (self.open_p and tag not in CLOSES_P)
+
+        def handle_endtag(self, tag):
+            if tag == "p":
+                if not self.open_p:
+                    found.append(f"line {self.getpos()[0]}: a </p> with no <p> open")
+                self.open_p = False
+
+    Paragraphs().feed(markup)
+    return found
+
+
+def test_no_page_has_a_block_inside_a_paragraph(built_site):
+    """Every page of both languages, the chapters' examples (their provenance, kernel panels, changes
+    and GPU doors inside tabs) included: a paragraph holds no block, and every </p> closes one."""
+    pages = sorted(built_site.rglob("*.html"))
+    assert len(pages) > 20 and any("kb-gpu-door" in p.read_text(encoding="utf-8") for p in pages)
+    broken = {str(p.relative_to(built_site)): found[:3] for p in pages if (found := paragraphs_broken(p.read_text(encoding="utf-8")))}
+    assert not broken, broken
+
+
+def test_the_paragraph_check_finds_what_a_browser_splits():
+    assert paragraphs_broken('<p><section class="kb-gpu-door"><p>a</p></section></p>') == [
+        "line 1: <section class='kb-gpu-door'> inside a <p>", "line 1: a </p> with no <p> open"]
+    assert paragraphs_broken("<p>a <code>b</code></p><section><p>c</p></section><div><p>d</p></div>") == []
+
+
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_the_quiz_answers_show_the_captured_kernel_names(built_site, lang):
     """A claim in a prediction's answer renders like any other: the kernel the capture ran, by its short name."""

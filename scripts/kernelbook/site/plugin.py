@@ -42,7 +42,7 @@ from .caches import notebooks as notebook_cache, pages as page_cache, search as 
 from .pages import figure_tabs, markdown as page_markdown, twins
 from .book import Entry, load_book
 from .config import KernelbookConfig
-from .directives import Context
+from .directives import Context, run as run_directive
 from .prose import labels, language, sections, text
 from .settings import BookSettings, from_config
 
@@ -245,9 +245,9 @@ class KernelbookPlugin(BasePlugin[KernelbookConfig]):
         lang = self._lang(page)
         if notebook_pages.is_notebook(page.file):
             notebook_assets.write(getattr(page, "notebook_files", {}), Path(config.site_dir))
-            html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang,
-                                            self.config.repository, self.config.branch)
-        return language.marked(html.replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"'), lang)
+            html = notebook_pages.page_html(notebook_assets.at_page(html, page.url), page, lang, self.config.repository, self.config.branch)
+        html = run_directive.unwrapped(html).replace('title="Permanent link"', f'title="{labels.label("permalink", lang)}"')
+        return language.marked(html, lang)
 
     def on_post_page(self, output, page, config):
         if notebook_pages.is_notebook(page.file):  # its .ipynb beside the chapter page, for the download link

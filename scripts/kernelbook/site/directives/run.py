@@ -171,6 +171,18 @@ def in_tab(markdown: str) -> str:
     return _LABEL.sub(lambda m: m.group(1) + "\n{: .kb-label }", markdown)
 
 
+# The blocks of a capture that stay raw HTML in a tab (no Markdown form carries their element)
+_WRAPPED = re.compile(r'<p>(<(p|section|details) class="kb-(?:provenance|kernels|previous|gpu-door)"[^>]*>.*?</\2>)</p>', re.S)
+
+
+def unwrapped(html: str) -> str:
+    """A converted page without the ``<p>`` Python-Markdown puts round each raw block of a tab
+    (a provenance line, a kernel panel, the changes since the previous capture, the GPU door):
+    a browser closes that ``<p>`` at the block and makes an empty paragraph of its ``</p>``.
+    None of these blocks holds another of its own element, so the first end tag is its own."""
+    return _WRAPPED.sub(r"\1", html)
+
+
 def device_tabs(entry: Entry) -> list[tuple[str, Capture]]:
     """The tabs of an example: the reference GPU, the other GPUs, then the CPU rehearsal.
 
