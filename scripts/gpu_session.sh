@@ -78,6 +78,18 @@ EOF
     if [ "$DEVICE" = cuda ]; then
         say "preflight"
         "$PY" -m kernelbook.capture.preflight || echo "preflight: exit $? (the captures run anyway: each failure is its own line)"
+        link_cudart
+    fi
+}
+
+# load_inline (chapter 5) links -lcudart from torch's idea of the toolkit ($CUDA_HOME/lib64, else lib); a
+# toolkit laid out otherwise keeps libcudart.so only in nvcc's own library folder: put that on LIBRARY_PATH.
+link_cudart() {
+    local folder
+    folder=$("$PY" -c 'from kernelbook.capture.preflight import library_path_for_extensions as f; print(f() or "")' 2>/dev/null) || return 0
+    if [ -n "$folder" ]; then
+        export LIBRARY_PATH="$folder${LIBRARY_PATH:+:$LIBRARY_PATH}"
+        echo "gpu_session: LIBRARY_PATH=$LIBRARY_PATH (libcudart.so for load_inline's -lcudart, from nvcc's own library folder)"
     fi
 }
 

@@ -1,4 +1,4 @@
-"""What preflight lets through: the reference GPU, and a GPU exactly at the build's oldest architecture (issue 47)."""
+"""What preflight lets through: the reference GPU, a GPU exactly at the build's oldest architecture (issue 47); and what it says of the snippets that build CUDA C++."""
 
 from __future__ import annotations
 
@@ -19,3 +19,67 @@ def test_the_reference_runner_passes_and_another_gpu_is_refused():
     problem = preflight.reference_problem("Tesla T4", "7.5", "h200")
     assert problem.startswith("this runner's GPU is Tesla T4 (key t4), the book's reference GPU is h200")
     assert "reference_gpu" in problem and "\n" not in problem
+
+
+# ---------------------------------------------------------------- chapter 5's CUDA C++: built by load_inline
+
+def test_the_snippets_that_build_cuda_cpp_are_found_and_named_when_they_cannot_be_built(tmp_path):
+    from conftest import ROOT
+
+    builders = preflight.extension_builders(ROOT)
+    assert builders == ["snippets/ch05/_add_relu_cuda.py"]
+    assert preflight.extension_problem("/usr/local/cuda", "/usr/local/cuda/lib64/libcudart.so", builders) is None
+    assert preflight.extension_problem(None, None, []) is None  # a book that builds no CUDA C++: nothing to say
+    missing = preflight.extension_problem(None, None, builders)
+    assert missing.startswith("no CUDA toolkit (nvcc) found, so snippets/ch05/_add_relu_cuda.py (and the snippets that import it)")
+    assert "CUDA_HOME" in missing and "\n" not in missing
+    unlinked = preflight.extension_problem("/usr/local", None, builders)
+    assert unlinked.startswith("no libcudart.so in /usr/local/lib64 or lib or on the linker's path") and "LIBRARY_PATH to a folder" in unlinked
+    named = preflight.extension_problem("/usr/local", None, builders, "/usr/local/cuda-13.0/lib")
+    assert named.endswith("set LIBRARY_PATH=/usr/local/cuda-13.0/lib (nvcc's own library folder; scripts/gpu_session.sh sets it itself)")
+
+
+def test_libcudart_is_looked_for_where_load_inline_links_it(tmp_path, monkeypatch):
+    import shutil
+
+    toolkit = tmp_path / "cuda"
+    (toolkit / "lib").mkdir(parents=True)
+    (toolkit / "lib" / "libcudart.so").write_bytes(b"")
+    assert preflight.find_cudart(str(toolkit), None) == str(toolkit / "lib" / "libcudart.so")  # no lib64: lib, as torch does
+    (toolkit / "lib64").mkdir()
+    assert preflight.find_cudart(str(toolkit), None) is None  # lib64 exists: torch passes it alone with -L
+    elsewhere = tmp_path / "linked"
+    elsewhere.mkdir()
+    (elsewhere / "libcudart.so").write_bytes(b"")
+    cc = shutil.which("c++") or shutil.which("g++")
+    assert cc, "no C++ compiler: torch.compile's CPU code, which the suite runs, needs one too"
+    monkeypatch.setenv("LIBRARY_PATH", str(elsewhere))
+    assert preflight.find_cudart(str(toolkit), cc) == str(elsewhere / "libcudart.so")
+    monkeypatch.delenv("LIBRARY_PATH")
+    assert preflight.find_cudart(str(toolkit), "/no/such/compiler") is None
+
+
+# `nvcc --dryrun` of NVIDIA's CUDA 13.0 toolkit (the line that matters, as it prints it)
+DRYRUN = """#$ _HERE_=/usr/local/cuda-13.0/bin
+#$ _TOP_=/usr/local/cuda-13.0/bin/..
+#$ LIBRARIES=  "-L/usr/local/cuda-13.0/bin/../targets/x86_64-linux/lib/stubs" "-L/usr/local/cuda-13.0/bin/../targets/x86_64-linux/lib"
+"""
+
+
+def test_nvcc_says_where_its_own_libraries_are():
+    assert preflight.nvcc_library_dirs(DRYRUN) == ["/usr/local/cuda-13.0/bin/../targets/x86_64-linux/lib"]
+    assert preflight.nvcc_library_dirs("#$ LIBRARIES=  -L/opt/cuda/lib64\n") == ["/opt/cuda/lib64"]
+    assert preflight.nvcc_library_dirs("nvcc fatal: something else\n") == []
+
+
+def test_nvcc_s_own_folder_is_offered_only_when_it_holds_libcudart(tmp_path):
+    toolkit = tmp_path / "cuda"
+    (toolkit / "bin").mkdir(parents=True)
+    (toolkit / "targets" / "lib").mkdir(parents=True)
+    nvcc = toolkit / "bin" / "nvcc"  # prints what a real nvcc --dryrun prints, with this toolkit's folders
+    nvcc.write_text(f"#!/bin/sh\necho '#$ LIBRARIES=  \"-L{toolkit}/targets/lib/stubs\" \"-L{toolkit}/targets/lib\"' >&2\n")
+    nvcc.chmod(0o755)
+    assert preflight.nvcc_cudart_folder(str(nvcc)) is None
+    (toolkit / "targets" / "lib" / "libcudart.so").write_bytes(b"")
+    assert preflight.nvcc_cudart_folder(str(nvcc)) == str((toolkit / "targets" / "lib").resolve())
+    assert preflight.nvcc_cudart_folder(str(tmp_path / "no-nvcc")) is None

@@ -11,7 +11,10 @@
 
 Each failure is one line naming what is wrong and what to do (exit 1); a run that passes
 prints what it found, and warns when the committed CUDA captures record another GPU model
-than this one. It changes nothing: it only reads the machine and the captures.
+than this one, and when the snippets that build CUDA C++ with ``torch.utils.cpp_extension``
+could not be built here (no CUDA toolkit, or no ``libcudart.so`` to link against): only
+those fail then, so it is a warning, not a failure. It changes nothing: it only reads the
+machine, the snippets and the captures.
 """
 
 from __future__ import annotations
@@ -215,6 +218,93 @@ def check_reference() -> str:
     return f"{gpu[0]} is the book's reference GPU"
 
 
+def extension_problem(cuda_home: str | None, cudart: str | None, builders: list[str], nvcc_folder: str | None = None) -> str | None:
+    """Why the snippets in ``builders`` (files that use torch.utils.cpp_extension) could not build
+    their CUDA C++ here, or None. Pure: ``cuda_home`` as torch finds the toolkit (None: no nvcc),
+    ``cudart`` the libcudart.so the link would take (None: none found), ``nvcc_folder`` the folder
+    of nvcc's own libraries when it holds a libcudart.so."""
+    if not builders:
+        return None
+    who = f"{', '.join(builders)} (and the snippets that import {'them' if len(builders) > 1 else 'it'})"
+    if cuda_home is None:
+        return (f"no CUDA toolkit (nvcc) found, so {who} cannot build their CUDA C++ here and will fail, the other snippets "
+                "are captured: install the CUDA toolkit of this torch's CUDA version, or set CUDA_HOME to it")
+    if cudart is None:
+        fix = (f"LIBRARY_PATH={nvcc_folder} (nvcc's own library folder; scripts/gpu_session.sh sets it itself)" if nvcc_folder else
+               "LIBRARY_PATH to a folder holding libcudart.so (a link of that name to the nvidia-cuda-runtime wheel's libcudart.so.13 will do)")
+        return (f"no libcudart.so in {cuda_home}/lib64 or lib or on the linker's path, so {who} compile their CUDA C++ "
+                f"but cannot link it and will fail: set {fix}")
+    return None
+
+
+def nvcc_library_dirs(dryrun: str) -> list[str]:
+    """The folders nvcc links its own programs against, from ``nvcc --dryrun``'s ``LIBRARIES=`` line (stubs left out)."""
+    found = re.search(r"^#\$ LIBRARIES=(.*)$", dryrun, re.MULTILINE)
+    folders = re.findall(r'-L"?([^"\s]+)"?', found.group(1)) if found else []
+    return [folder for folder in folders if Path(folder).name != "stubs"]
+
+
+def nvcc_cudart_folder(nvcc: str) -> str | None:
+    """The folder of nvcc's own libraries, when it holds the libcudart.so that ``-lcudart`` needs."""
+    try:
+        said = subprocess.run([nvcc, "--dryrun", "kernelbook-preflight.cu"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for folder in nvcc_library_dirs(said.stdout + said.stderr):
+        if (Path(folder) / "libcudart.so").exists():
+            return str(Path(folder).resolve())
+    return None
+
+
+def find_cudart(cuda_home: str, cc: str | None) -> str | None:
+    """The libcudart.so that ``-lcudart`` would take: in the folder torch.utils.cpp_extension passes with
+    ``-L`` (the toolkit's lib64, else lib), else wherever the C compiler's linker looks (LIBRARY_PATH too)."""
+    folder = Path(cuda_home) / "lib64"
+    if not folder.exists() and (Path(cuda_home) / "lib").exists():
+        folder = Path(cuda_home) / "lib"
+    if (folder / "libcudart.so").exists():
+        return str(folder / "libcudart.so")
+    if cc is None:
+        return None
+    try:
+        said = subprocess.run([cc, "-print-file-name=libcudart.so"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return said if os.path.isabs(said) and Path(said).exists() else None
+
+
+def extension_builders(root: Path) -> list[str]:
+    """The snippet files (helper modules included) that build CUDA C++ with torch.utils.cpp_extension."""
+    return sorted(str(path.relative_to(root)) for path in (root / "snippets").glob("*/*.py")
+                  if "cpp_extension" in path.read_text(encoding="utf-8", errors="replace"))
+
+
+def extension_link() -> tuple[str | None, str | None, str | None]:
+    """As load_inline would build here: the toolkit (CUDA_HOME, None without its nvcc), the libcudart.so
+    ``-lcudart`` would take, and nvcc's own library folder when it holds one."""
+    from torch.utils.cpp_extension import CUDA_HOME  # as load_inline finds the toolkit
+
+    nvcc = Path(CUDA_HOME or "/nonexistent") / "bin" / "nvcc"
+    if not nvcc.exists():
+        return None, None, None
+    cudart = find_cudart(str(CUDA_HOME), os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++"))
+    return str(CUDA_HOME), cudart, None if cudart else nvcc_cudart_folder(str(nvcc))
+
+
+def extension_note(root: Path) -> str | None:
+    builders = extension_builders(root)
+    if not builders:
+        return None
+    cuda_home, cudart, folder = extension_link()
+    return extension_problem(cuda_home, cudart, builders, folder)
+
+
+def library_path_for_extensions() -> str | None:
+    """The folder scripts/gpu_session.sh puts on LIBRARY_PATH so that load_inline links: nvcc's own
+    library folder, when libcudart.so is not where torch links it from; None when it is (or none is found)."""
+    return extension_link()[2]
+
+
 CHECKS = (check_driver, check_toolchain, check_gpu, check_reference, check_compile)
 
 
@@ -226,9 +316,9 @@ def main() -> int:
             print(f"kernelbook: preflight: {exc}", file=sys.stderr)
             return 1
     gpu = nvidia_gpu()
-    note = model_note(gpu[0], recorded_gpus(Path.cwd())) if gpu else None
-    if note:  # an annotation on the run's page when in GitHub Actions
-        print(("::warning::" if os.environ.get("GITHUB_ACTIONS") == "true" else "preflight: warning: ") + note, flush=True)
+    for note in (model_note(gpu[0], recorded_gpus(Path.cwd())) if gpu else None, extension_note(Path.cwd())):
+        if note:  # an annotation on the run's page when in GitHub Actions
+            print(("::warning::" if os.environ.get("GITHUB_ACTIONS") == "true" else "preflight: warning: ") + note, flush=True)
     return 0
 
 
