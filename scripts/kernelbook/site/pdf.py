@@ -27,20 +27,19 @@ def make(root: Path, out: Path, paper: str = "a4", site: Path | None = None) -> 
     from .commands import build
 
     with tempfile.TemporaryDirectory(prefix="kernelbook-pdf-") as work:
-        if build(root, Path(work) / "site", plugin={"read_only": True, "pdf": False}):
+        try:
+            failed = build(root, Path(work) / "site", plugin={"read_only": True, "pdf": False})
+        except KernelbookError as exc:  # its config: one line saying what to change
+            raise KernelbookError(f"{exc}; the book did not build: no PDF written") from None
+        if failed:
             raise KernelbookError("the book did not build (the build's error is above): no PDF written")
         return _print_built(root, Path(work) / "site", out, paper)
 
 
 def _print_built(root: Path, site: Path, out: Path, paper: str) -> list[Printed]:
-    from mkdocs.exceptions import Abort, ConfigurationError
-
     from .settings import load
 
-    try:
-        config, settings = load(root)
-    except (Abort, ConfigurationError) as exc:
-        raise KernelbookError(f"{root / 'mkdocs.yml'}: {exc}") from None
+    config, settings = load(root)  # a config MkDocs refuses: a KernelbookError naming mkdocs.yml
     return print_site(site, out, settings, config["site_name"], paper, current_edition())
 
 
