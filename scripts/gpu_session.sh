@@ -77,8 +77,8 @@ EOF
     if command -v nvcc >/dev/null; then nvcc --version | tail -n 2; else echo "nvcc: not found"; fi
     if [ "$DEVICE" = cuda ]; then
         say "preflight"
+        link_cudart  # first, so that the preflight checks the link as the captures will make it
         "$PY" -m kernelbook.capture.preflight || echo "preflight: exit $? (the captures run anyway: each failure is its own line)"
-        link_cudart
     fi
 }
 
@@ -86,8 +86,8 @@ EOF
 # toolkit laid out otherwise keeps libcudart.so only in nvcc's own library folder: put that on LIBRARY_PATH.
 link_cudart() {
     local folder
-    folder=$("$PY" -c 'from kernelbook.capture.preflight import library_path_for_extensions as f; print(f() or "")' 2>/dev/null) || return 0
-    if [ -n "$folder" ]; then
+    folder=$("$PY" -m kernelbook.capture.preflight --library-path 2>/dev/null | tail -n 1) || return 0
+    if [ -n "$folder" ] && [ -d "$folder" ]; then
         export LIBRARY_PATH="$folder${LIBRARY_PATH:+:$LIBRARY_PATH}"
         echo "gpu_session: LIBRARY_PATH=$LIBRARY_PATH (libcudart.so for load_inline's -lcudart, from nvcc's own library folder)"
     fi

@@ -203,11 +203,18 @@ def test_a_plugin_mkdocs_cannot_find_is_named_with_the_config(tmp_path, command)
     assert not (book / "site").exists()
 
 
+def test_a_config_that_is_not_yaml_is_one_line_with_the_parsers_reason(tmp_path):
+    book = make_project(tmp_path / "book")
+    write(book / "mkdocs.yml", "site_name: t\nplugins:\n  - kernelbook\n nav: [\n")
+    line = one_line(run_cli("build", "--no-capture", root=book, timeout=300, **MKDOCS_ENV), f"{book / 'mkdocs.yml'}: ")
+    assert "line" in line and "ERROR line" not in line  # the parser's place, not a pointer to lines that are not there
+
+
 @pytest.mark.parametrize("command", [["build", "--no-capture"], ["notebooks"]], ids=" ".join)
 def test_a_python_without_the_book_installed_is_told_how_to_install_it(command):
     done = subprocess.run([sys.executable, "-c", WITHOUT_THE_PLUGIN, *command], cwd=ROOT, env=cli_env(**MKDOCS_ENV),
                           capture_output=True, text=True, timeout=300)
-    refused(done, "the kernelbook MkDocs plugin is not installed in this Python", sys.executable, f"pip install -e {ROOT}", "make .venv/.installed")
+    refused(done, "the kernelbook MkDocs plugin is not installed in this Python", f'"{sys.executable}" -m pip install -e {ROOT}', "make .venv/.installed")
 
 
 # ---------------------------------------------------------------- kernelbook serve

@@ -68,22 +68,30 @@ def test_the_script_parses_and_refuses_bad_options(tmp_path):
         assert done.returncode == 2 and "gpu_session" in done.stderr, (bad, done.stderr)
 
 
-@pytest.mark.parametrize("offered, before, after", [
-    ("/opt/cuda/lib", "", "/opt/cuda/lib"),
-    ("/opt/cuda/lib", "/mine", "/opt/cuda/lib:/mine"),
-    ("", "/mine", "/mine"),  # libcudart.so already links: LIBRARY_PATH left as it was
+@pytest.mark.parametrize("said, before, after", [
+    ("echo '{folder}'", "", "{folder}"),
+    ("echo '{folder}'", "/mine", "{folder}:/mine"),
+    ("echo 'a stray line from an import'; echo '{folder}'", "", "{folder}"),  # the last line is the folder
+    ("echo ''", "/mine", "/mine"),  # libcudart.so already links: LIBRARY_PATH left as it was
+    ("echo '/no/such/folder'", "", ""),
+    ("exit 1", "/mine", "/mine"),  # the preflight could not say: nothing added
 ])
-def test_the_session_puts_nvccs_library_folder_on_library_path_when_load_inline_needs_it(tmp_path, offered, before, after):
-    """link_cudart, as the session runs it after the preflight (the captures, its children, see the folder): PY stands for a python whose
-    preflight.library_path_for_extensions offers ``offered`` (tests/test_decisions_preflight.py checks that function)."""
+def test_the_session_puts_nvccs_library_folder_on_library_path_when_load_inline_needs_it(tmp_path, said, before, after):
+    """link_cudart, as the session runs it before the preflight (the captures, its children, see the folder): PY stands for a
+    python whose `preflight --library-path` says ``said`` (tests/test_decisions_preflight.py checks what it says)."""
+    folder = tmp_path / "cuda" / "lib"
+    folder.mkdir(parents=True)
     fake = tmp_path / "python"
-    fake.write_text(f"#!/bin/sh\necho '{offered}'\n")
+    fake.write_text(f"#!/bin/sh\n{said.format(folder=folder)}\n")
     fake.chmod(0o755)
-    function = re.search(r"^link_cudart\(\) \{.*?^\}$", SCRIPT.read_text(), re.S | re.M).group(0)
+    text = SCRIPT.read_text()
+    function = re.search(r"^link_cudart\(\) \{.*?^\}$", text, re.S | re.M).group(0)
     done = subprocess.run(["bash", "-c", f'{function}\nPY={fake}\nlink_cudart\nsh -c \'echo "LIBRARY_PATH=$LIBRARY_PATH"\''],
                           capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin", **({"LIBRARY_PATH": before} if before else {})})
-    assert done.returncode == 0 and done.stdout.splitlines()[-1] == f"LIBRARY_PATH={after}", done.stdout + done.stderr
-    assert ("libcudart.so for load_inline's -lcudart" in done.stdout) == bool(offered)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == f"LIBRARY_PATH={after.format(folder=folder)}", done.stdout + done.stderr
+    assert ("libcudart.so for load_inline's -lcudart" in done.stdout) == (after.format(folder=folder) != before)
+    machine = re.search(r"^machine\(\) \{.*?^\}$", text, re.S | re.M).group(0)  # the session calls it, before the preflight
+    assert re.search(r"^\s+link_cudart\b.*\n.*kernelbook\.capture\.preflight", machine, re.M), machine
 
 
 def test_a_rehearsal_keeps_every_capture_made_when_one_fails_and_the_budget_stops_another(tmp_path):

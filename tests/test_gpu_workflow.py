@@ -455,6 +455,25 @@ def test_capture_pins_python_and_takes_a_torch_index_for_itself_only():
     assert step_["run"] == ".venv/bin/python -m kernelbook.capture.preflight"
 
 
+def test_the_capture_job_lets_load_inline_link_the_cuda_runtime_before_the_preflight(runner, tmp_path):
+    step, step_ = named("capture", "Let load_inline link the CUDA runtime")
+    check, _ = named("capture", "Check the driver, the compiler and the GPU")
+    assert step < check
+    folder = tmp_path / "cuda" / "lib"
+    folder.mkdir(parents=True)
+    for said, wanted in ((f"echo '{folder}'", f"LIBRARY_PATH={folder}:/mine\n"), ("echo ''", "")):
+        tree = tmp_path / f"tree{len(wanted)}"
+        (tree / ".venv" / "bin").mkdir(parents=True)
+        fake = tree / ".venv" / "bin" / "python"
+        fake.write_text(f"#!/bin/bash\n[ \"$*\" = '-m kernelbook.capture.preflight --library-path' ] || exit 9\n{said}\n")
+        fake.chmod(0o755)
+        env_file = tmp_path / f"env{len(wanted)}"
+        env_file.write_text("")
+        done = runner.run(step_["run"], tree, GITHUB_ENV=str(env_file), LIBRARY_PATH="/mine")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert env_file.read_text() == wanted
+
+
 def test_the_venv_step_passes_the_index_to_pip_only_when_given(runner, tmp_path):
     _, step_ = named("capture", "A venv with a CUDA build of torch")
     log = tmp_path / "pip.log"

@@ -140,9 +140,9 @@ def test_no_directive_reaches_a_built_page_a_notebook_or_the_search_index_as_wri
 
 
 # HTML's parsing rules: the start tag of one of these closes an open <p>
-CLOSES_P = {"address", "article", "aside", "blockquote", "details", "dialog", "div", "dl", "fieldset", "figcaption", "figure",
-            "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "main", "menu", "nav", "ol", "p",
-            "pre", "section", "table", "ul"}
+CLOSES_P = {"address", "article", "aside", "blockquote", "center", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset",
+            "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "li", "listing",
+            "main", "menu", "nav", "ol", "p", "plaintext", "pre", "search", "section", "summary", "table", "ul", "xmp"}
 
 
 def paragraphs_broken(markup: str) -> list[str]:
@@ -177,6 +177,20 @@ def test_no_page_has_a_block_inside_a_paragraph(built_site):
     assert len(pages) > 20 and any("kb-gpu-door" in p.read_text(encoding="utf-8") for p in pages)
     broken = {str(p.relative_to(built_site)): found[:3] for p in pages if (found := paragraphs_broken(p.read_text(encoding="utf-8")))}
     assert not broken, broken
+
+
+def test_a_wrapper_round_a_tab_block_goes_and_nothing_else():
+    from kernelbook.site.directives.run import unwrapped
+
+    door = '<section class="kb-gpu-door"><p class="kb-label">t</p><p>u</p></section>'
+    assert unwrapped(f"<p>{door}</p>") == door
+    both = '<p><p class="kb-provenance">A</p></p>\n<p><details class="kb-previous"><summary>s</summary><ul><li>l</li></ul></details></p>'
+    assert unwrapped(both) == '<p class="kb-provenance">A</p>\n<details class="kb-previous"><summary>s</summary><ul><li>l</li></ul></details>'
+    # a block whose paragraph goes on is not a wrapper, and is never joined to a later wrapped block
+    joined = '<p><p class="kb-provenance">A</p>\ntail</p><p>x</p><p><p class="kb-provenance">B</p></p>'
+    assert unwrapped(joined) == '<p><p class="kb-provenance">A</p>\ntail</p><p>x</p><p class="kb-provenance">B</p>'
+    for kept in ("<p>plain</p>", '<p><p class="other">o</p></p>', '<p><section class="kb-kernels">k</section> and text</p>'):
+        assert unwrapped(kept) == kept
 
 
 def test_the_paragraph_check_finds_what_a_browser_splits():

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -218,20 +219,24 @@ def check_reference() -> str:
     return f"{gpu[0]} is the book's reference GPU"
 
 
-def extension_problem(cuda_home: str | None, cudart: str | None, builders: list[str], nvcc_folder: str | None = None) -> str | None:
+def extension_problem(cuda_home: str | None, cudart: str | None, builders: list[str], nvcc_folder: str | None = None,
+                      *, cuda_home_set: str | None = None, runtime: str = "libcudart.so.13") -> str | None:
     """Why the snippets in ``builders`` (files that use torch.utils.cpp_extension) could not build
-    their CUDA C++ here, or None. Pure: ``cuda_home`` as torch finds the toolkit (None: no nvcc),
+    their CUDA C++ here, or None. Pure: ``cuda_home`` as torch finds the toolkit (None: no nvcc there),
     ``cudart`` the libcudart.so the link would take (None: none found), ``nvcc_folder`` the folder
-    of nvcc's own libraries when it holds a libcudart.so."""
+    of nvcc's own libraries when it holds a libcudart.so; ``cuda_home_set`` the CUDA_HOME variable
+    when it is set, ``runtime`` the versioned library of this torch's CUDA."""
     if not builders:
         return None
     who = f"{', '.join(builders)} (and the snippets that import {'them' if len(builders) > 1 else 'it'})"
     if cuda_home is None:
-        return (f"no CUDA toolkit (nvcc) found, so {who} cannot build their CUDA C++ here and will fail, the other snippets "
-                "are captured: install the CUDA toolkit of this torch's CUDA version, or set CUDA_HOME to it")
+        where = f"no nvcc in CUDA_HOME={cuda_home_set}/bin" if cuda_home_set else "no CUDA toolkit (nvcc) found"
+        return (f"{where}, so {who} cannot build their CUDA C++ here and will fail (the other snippets are not affected): "
+                "install the CUDA toolkit of this torch's CUDA version, or set CUDA_HOME to it")
     if cudart is None:
-        fix = (f"LIBRARY_PATH={nvcc_folder} (nvcc's own library folder; scripts/gpu_session.sh sets it itself)" if nvcc_folder else
-               "LIBRARY_PATH to a folder holding libcudart.so (a link of that name to the nvidia-cuda-runtime wheel's libcudart.so.13 will do)")
+        fix = (f"LIBRARY_PATH={nvcc_folder} (nvcc's own library folder; scripts/gpu_session.sh and the site-gpu workflow set it "
+               "themselves)" if nvcc_folder else
+               f"LIBRARY_PATH to a folder holding libcudart.so (a link of that name to the nvidia-cuda-runtime wheel's {runtime} will do)")
         return (f"no libcudart.so in {cuda_home}/lib64 or lib or on the linker's path, so {who} compile their CUDA C++ "
                 f"but cannot link it and will fail: set {fix}")
     return None
@@ -240,7 +245,11 @@ def extension_problem(cuda_home: str | None, cudart: str | None, builders: list[
 def nvcc_library_dirs(dryrun: str) -> list[str]:
     """The folders nvcc links its own programs against, from ``nvcc --dryrun``'s ``LIBRARIES=`` line (stubs left out)."""
     found = re.search(r"^#\$ LIBRARIES=(.*)$", dryrun, re.MULTILINE)
-    folders = re.findall(r'-L"?([^"\s]+)"?', found.group(1)) if found else []
+    try:
+        words = shlex.split(found.group(1)) if found else []
+    except ValueError:  # unbalanced quotes: nothing to read
+        return []
+    folders = [word[2:] for word in words if word.startswith("-L") and len(word) > 2]
     return [folder for folder in folders if Path(folder).name != "stubs"]
 
 
@@ -256,21 +265,33 @@ def nvcc_cudart_folder(nvcc: str) -> str | None:
     return None
 
 
-def find_cudart(cuda_home: str, cc: str | None) -> str | None:
+def find_cudart(cuda_home: str, cxx: list[str] | None) -> str | None:
     """The libcudart.so that ``-lcudart`` would take: in the folder torch.utils.cpp_extension passes with
-    ``-L`` (the toolkit's lib64, else lib), else wherever the C compiler's linker looks (LIBRARY_PATH too)."""
+    ``-L`` (the toolkit's lib64, else lib), else wherever the C++ compiler's linker looks (LIBRARY_PATH
+    too). ``cxx``: the compiler's command, as words (``ccache g++`` is two)."""
     folder = Path(cuda_home) / "lib64"
     if not folder.exists() and (Path(cuda_home) / "lib").exists():
         folder = Path(cuda_home) / "lib"
     if (folder / "libcudart.so").exists():
         return str(folder / "libcudart.so")
-    if cc is None:
+    if not cxx:
         return None
     try:
-        said = subprocess.run([cc, "-print-file-name=libcudart.so"], capture_output=True, text=True, timeout=30).stdout.strip()
+        said = subprocess.run([*cxx, "-print-file-name=libcudart.so"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return said if os.path.isabs(said) and Path(said).exists() else None
+
+
+def cxx_command() -> list[str] | None:
+    """The C++ compiler load_inline's build uses: $CXX (split into words), else c++ or g++ on PATH."""
+    if os.environ.get("CXX"):
+        try:
+            return shlex.split(os.environ["CXX"]) or None
+        except ValueError:
+            return None
+    found = shutil.which("c++") or shutil.which("g++")
+    return [found] if found else None
 
 
 def extension_builders(root: Path) -> list[str]:
@@ -287,7 +308,7 @@ def extension_link() -> tuple[str | None, str | None, str | None]:
     nvcc = Path(CUDA_HOME or "/nonexistent") / "bin" / "nvcc"
     if not nvcc.exists():
         return None, None, None
-    cudart = find_cudart(str(CUDA_HOME), os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++"))
+    cudart = find_cudart(str(CUDA_HOME), cxx_command())
     return str(CUDA_HOME), cudart, None if cudart else nvcc_cudart_folder(str(nvcc))
 
 
@@ -296,29 +317,51 @@ def extension_note(root: Path) -> str | None:
     if not builders:
         return None
     cuda_home, cudart, folder = extension_link()
-    return extension_problem(cuda_home, cudart, builders, folder)
+    major = (cuda_runtime() or "13").split(".")[0]
+    return extension_problem(cuda_home, cudart, builders, folder, cuda_home_set=os.environ.get("CUDA_HOME"), runtime=f"libcudart.so.{major}")
 
 
 def library_path_for_extensions() -> str | None:
-    """The folder scripts/gpu_session.sh puts on LIBRARY_PATH so that load_inline links: nvcc's own
-    library folder, when libcudart.so is not where torch links it from; None when it is (or none is found)."""
+    """The folder to put on LIBRARY_PATH so that load_inline links (``--library-path``, which
+    scripts/gpu_session.sh and the site-gpu workflow read): nvcc's own library folder, when
+    libcudart.so is not where torch links it from; None when it is (or none is found)."""
     return extension_link()[2]
 
 
 CHECKS = (check_driver, check_toolchain, check_gpu, check_reference, check_compile)
 
 
-def main() -> int:
+def notes(root: Path) -> list[str]:
+    """The warnings of a machine that passed: another GPU model than the captures', CUDA C++ that cannot build."""
+    gpu = nvidia_gpu()
+    found = [model_note(gpu[0], recorded_gpus(root)) if gpu else None]
+    try:
+        found.append(extension_note(root))
+    except Exception as exc:  # noqa: BLE001 - a warning's own failure must not fail a machine that passed
+        found.append(f"the CUDA C++ build (torch.utils.cpp_extension) could not be checked: {type(exc).__name__}: {exc}")
+    return [note for note in found if note]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--library-path"]:  # one line: the folder, or nothing
+        try:
+            folder = library_path_for_extensions()
+        except Exception:  # noqa: BLE001 - no folder to offer (no CUDA torch, say): the caller adds nothing
+            folder = None
+        print(folder or "")
+        return 0
+    if args:
+        print("usage: python -m kernelbook.capture.preflight [--library-path]", file=sys.stderr)
+        return 2
     for check in CHECKS:
         try:
             print(f"preflight: {check()}", flush=True)
         except NotReady as exc:
             print(f"kernelbook: preflight: {exc}", file=sys.stderr)
             return 1
-    gpu = nvidia_gpu()
-    for note in (model_note(gpu[0], recorded_gpus(Path.cwd())) if gpu else None, extension_note(Path.cwd())):
-        if note:  # an annotation on the run's page when in GitHub Actions
-            print(("::warning::" if os.environ.get("GITHUB_ACTIONS") == "true" else "preflight: warning: ") + note, flush=True)
+    for note in notes(Path.cwd()):  # an annotation on the run's page when in GitHub Actions
+        print(("::warning::" if os.environ.get("GITHUB_ACTIONS") == "true" else "preflight: warning: ") + note, flush=True)
     return 0
 
 

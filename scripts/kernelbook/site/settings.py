@@ -138,12 +138,14 @@ def load(root: Path, *, plugin: dict | None = None, **mkdocs_options) -> tuple[o
         raise KernelbookError(f"{path}: no MkDocs config here; run kernelbook in the book's folder (where mkdocs.yml is)")
     try:
         config = load_config(str(path), **mkdocs_options)
-    except (Abort, ConfigurationError) as exc:  # MkDocs has logged each reason as an ERROR line already
+    except ConfigurationError as exc:  # the file itself (YAML MkDocs cannot read): the reason is in exc, logged nowhere
+        raise KernelbookError(f"{path}: {exc}") from None
+    except Abort as exc:  # MkDocs has logged each reason as an ERROR line already
         if not plugin_installed():
             raise KernelbookError(
                 f"{path}: the kernelbook MkDocs plugin is not installed in this Python ({sys.executable}); "
-                f"install the book's package into it: `pip install -e {Path(root).resolve()}` (or `make .venv/.installed`, "
-                "which makes .venv/ with it)") from None
+                f"install the book's package into it: `\"{sys.executable}\" -m pip install -e {Path(root).resolve()}` "
+                "(or `make .venv/.installed`, which makes .venv/ with it)") from None
         raise KernelbookError(f"{path}: MkDocs refused this config ({exc}); the ERROR line(s) above say what to change") from None
     found = config.plugins.get("kernelbook")
     if found is None:

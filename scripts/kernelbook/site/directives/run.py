@@ -172,14 +172,15 @@ def in_tab(markdown: str) -> str:
 
 
 # The blocks of a capture that stay raw HTML in a tab (no Markdown form carries their element)
-_WRAPPED = re.compile(r'<p>(<(p|section|details) class="kb-(?:provenance|kernels|previous|gpu-door)"[^>]*>.*?</\2>)</p>', re.S)
+_WRAPPED = re.compile(r'<p>(<(p|section|details) class="kb-(?:provenance|kernels|previous|gpu-door)"[^>]*>(?:(?!</\2>).)*</\2>)</p>', re.S)
 
 
 def unwrapped(html: str) -> str:
     """A converted page without the ``<p>`` Python-Markdown puts round each raw block of a tab
     (a provenance line, a kernel panel, the changes since the previous capture, the GPU door):
     a browser closes that ``<p>`` at the block and makes an empty paragraph of its ``</p>``.
-    None of these blocks holds another of its own element, so the first end tag is its own."""
+    None of these blocks holds another of its own element: its first end tag is its own, and only a
+    wrapper closed right after it is taken away."""
     return _WRAPPED.sub(r"\1", html)
 
 
