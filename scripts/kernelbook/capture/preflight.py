@@ -284,14 +284,11 @@ def find_cudart(cuda_home: str, cxx: list[str] | None) -> str | None:
 
 
 def cxx_command() -> list[str] | None:
-    """The C++ compiler load_inline's build uses: $CXX (split into words), else c++ or g++ on PATH."""
-    if os.environ.get("CXX"):
-        try:
-            return shlex.split(os.environ["CXX"]) or None
-        except ValueError:
-            return None
-    found = shutil.which("c++") or shutil.which("g++")
-    return [found] if found else None
+    """The C++ compiler load_inline's build uses, as torch.utils.cpp_extension picks it: $CXX (split into words), else c++."""
+    try:
+        return shlex.split(os.environ.get("CXX") or "c++") or None
+    except ValueError:  # unbalanced quotes: no compiler to ask
+        return None
 
 
 def extension_builders(root: Path) -> list[str]:

@@ -36,8 +36,7 @@ from re._casefix import _EXTRA_CASES
 from ..directives import REGISTRY
 from ..directives.registry import LEFTOVER
 from .terms import Glossary, Link, Term, notebook_link, page_link  # noqa: F401 - the link writers, re-exported
-from ..prose.markdown_code import within
-from ..prose.text import FENCE
+from ..prose.markdown_code import fences, in_fences, within
 from ..prose.sections import page_url
 
 HEADING_LINE = re.compile(r"^#{1,6}[ \t][^\n]*$", re.MULTILINE)
@@ -62,7 +61,7 @@ _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
 
 def protected(markdown: str) -> list[tuple[int, int]]:
     """The spans of ``markdown`` where no term may be linked, sorted and merged."""
-    spans = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+    spans = fences(markdown)
     patterns = [REGISTRY.block_pattern(), REGISTRY.inline_pattern(), LEFTOVER, *_PROTECTED]
     for pattern in patterns:
         spans += [(m.start(), m.end()) for m in pattern.finditer(markdown)]
@@ -270,7 +269,7 @@ _LINKED: dict[tuple, tuple[Glossary, str]] = {}
 
 def _link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link: Link) -> str:
     spans = protected(markdown)
-    in_fence = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
+    in_fence = in_fences(markdown)
     heads = [m.start() for m in HEADING_LINE.finditer(markdown) if not in_fence(m.start())]
     used: dict[int, set[str]] = {}
     for term_id, offset in explicit(markdown):  # an explicit link takes its section's link
@@ -292,7 +291,7 @@ def _link_terms(markdown: str, glossary: Glossary, lang: str, chapter: str, link
 
 def explicit(markdown: str) -> list[tuple[str, int]]:
     """``(id, offset)`` of each ``[[kb:term ID ...]]`` outside code."""
-    in_fence = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
+    in_fence = in_fences(markdown)
     found = []
     for m in REGISTRY.inline_pattern().finditer(markdown):
         if m.group("name") == "term" and not in_fence(m.start()):
@@ -313,8 +312,7 @@ def unknown_terms(markdown: str, glossary: Glossary, page: str, glossary_page: s
     (``ch01/index.md``, ``glossary.md``); links are read as MkDocs resolves them, to the
     ``.md`` file or to its directory URL (``../glossary/#kernel``).
     """
-    in_code = within([(m.start(), m.end()) for m in FENCE.finditer(markdown)]
-                     + [(m.start(), m.end()) for m in _PROTECTED[2].finditer(markdown)])
+    in_code = within(fences(markdown) + [(m.start(), m.end()) for m in _PROTECTED[2].finditer(markdown)])
     known = set(glossary.ids) | {t.chapter for t in glossary.terms}
     found = []
     for pattern in (_MD_LINK, _HTML_LINK):

@@ -38,7 +38,7 @@ from urllib.parse import quote
 from ...common.records import Capture, write_atomic
 from ...common.snippets import local_imports, read_source
 from ..prose import objectives, unrendered
-from ..prose.markdown_code import within
+from ..prose.markdown_code import in_fences
 from ..book import Entry, load_book
 from ..directives import Context, render_notebook
 from ..prose.escape import inert
@@ -46,7 +46,7 @@ from ..caches.figures import Draw, drawing, shown_drawing
 from ..glossary.terms import Glossary, load as load_glossary
 from ..prose.labels import label
 from .markdown import absolute, bold_inside_links
-from ..prose.text import FENCE, front_matter, headings, lines_before, strip_code, title
+from ..prose.text import front_matter, headings, lines_before, strip_code, title
 from ..prose.sections import page_url, relative
 from ..settings import BookSettings
 from ..glossary.links import link_terms, notebook_link
@@ -183,7 +183,7 @@ def left_as_written(nb: dict[str, Any], page: str) -> list[str]:
 def _without_title(body: str) -> str:
     """The page without its ``#`` title line (outside code): the title cell says it. Its line stays,
     blank, so that what the render reports names the page's lines."""
-    in_code = within((m.start(), m.end()) for m in FENCE.finditer(body))
+    in_code = in_fences(body)
     for m in _TITLE_LINE.finditer(body):
         if not in_code(m.start()):
             return body[:m.start()] + "\n" * m.group(0).count("\n") + body[m.end():]
@@ -197,7 +197,7 @@ def _pieces(markdown: str, marks) -> list[tuple[str, Any, str]]:
     order); a code cell's marker ends one; Markdown after a code cell in the same section
     is a cell of its own (``p-<anchor>``).
     """
-    in_code = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
+    in_code = in_fences(markdown)
     anchors = iter(marks)
     section, out, start = "intro", [], 0
 

@@ -28,16 +28,26 @@ _CONTAINER = re.compile(r"^(?:[-*+][ \t]|\d+[.)][ \t]|!!!|\?\?\?|===|\[\[kb:[a-z
 Line = tuple[int, str]  # (offset in the page, text without its newline)
 
 
+def fences(markdown: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every fenced block of ``markdown``, in order."""
+    return [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
+
+
+def in_fences(markdown: str) -> Callable[[int], bool]:
+    """Whether an offset of ``markdown`` is inside a fenced block (:func:`within` its :func:`fences`)."""
+    return within(fences(markdown))
+
+
 def code_spans(markdown: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every stretch of ``markdown`` shown as code, in order."""
-    fences = [(m.start(), m.end()) for m in FENCE.finditer(markdown)]
-    in_fence = within(fences)
+    fenced = fences(markdown)
+    in_fence = within(fenced)
     lines, offset = [], 0
     for text in markdown.split("\n"):
         if not in_fence(offset):
             lines.append((offset, text))
         offset += len(text) + 1
-    blocks = fences + _indented(lines)
+    blocks = fenced + _indented(lines)
     in_block = within(blocks)
     spans = [(m.start(), m.end()) for m in _SPAN.finditer(markdown) if not in_block(m.start())]
     return sorted(blocks + spans)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from .labels import label
-from .markdown_code import within
-from .text import FENCE, front_matter
+from .markdown_code import in_fences
+from .text import front_matter
 
 
 def read(meta: dict) -> list[str]:
@@ -52,7 +52,7 @@ def after_title(markdown: str, block: str) -> str:
     """``markdown`` with ``block`` right after its ``#`` title (outside code), or first if it has none."""
     if not block:
         return markdown
-    in_code = within((m.start(), m.end()) for m in FENCE.finditer(markdown))
+    in_code = in_fences(markdown)
     for m in _TITLE.finditer(markdown):
         if not in_code(m.start()):
             return markdown[: m.end()] + "\n\n" + block + markdown[m.end():]
